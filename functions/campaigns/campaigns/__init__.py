@@ -1,0 +1,3 @@
+"""Email campaign service. One package per domain; each handler module is one Lambda."""
+VERSION = "1.0.0"
+SERVICE = "campaigns"

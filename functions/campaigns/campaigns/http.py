@@ -1,0 +1,49 @@
+"""The campaign service's HTTP conventions.
+
+Success: ``{success: true, data, message, timestamp}``.
+Error:   ``{success: false, error: {code, message, details}, timestamp}``; validation
+details are an object keyed by field name; ``VALIDATION_ERROR`` is 422.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit import clock
+from lambdakit.errors import ApiError, ValidationFailed
+from lambdakit.http import json_response, make_resolver
+from lambdakit.observability import get_logger, http_handler
+
+logger = get_logger("campaigns")
+
+
+def render_error(err: ApiError) -> dict:
+    details: Any = err.details
+    if isinstance(err, ValidationFailed):
+        details = {**(details or {}), **err.fields} if isinstance(details, dict) or details is None else details
+    body: dict[str, Any] = {"code": err.code, "message": err.message}
+    if details is not None:
+        body["details"] = details
+    return {"success": False, "error": body, "timestamp": clock.now_iso()}
+
+
+def ok(data: Any = None, message: str = "OK", status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return json_response(status, {"success": True, "data": data if data is not None else {}, "message": message,
+                                  "timestamp": clock.now_iso()}, headers=headers)
+
+
+def _route_not_found(method: str, path: str) -> ApiError:
+    return ApiError(f"Route {method} {path} not found", code="NOT_FOUND", status=404)
+
+
+def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
+    app = make_resolver(render_error, validation_status=422, not_found=_route_not_found)
+    for r in routers:
+        app.include_router(r)
+    return app
+
+
+def lambda_entry(app: APIGatewayHttpResolver):
+    return http_handler(app, logger)

@@ -1,0 +1,3 @@
+"""Internship programme service. One package per domain; each handler module is one Lambda."""
+VERSION = "1.0.0"
+SERVICE = "internships"

@@ -1,0 +1,20 @@
+"""GET /api/health (public). The spec has no health route; this one is ours."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit import clock
+
+from .. import VERSION
+from ..http import build_app, lambda_entry, ok
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/health")
+def health():
+    return ok({"success": True, "status": "healthy", "version": VERSION, "timestamp": clock.now_iso()})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,45 @@
+"""The internship service's HTTP conventions.
+
+Success bodies are plain JSON objects as the spec lists them (most carry
+``success: true``). Errors are ``{error: "description"}`` with the status;
+validation failures are 400.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.errors import ApiError, ValidationFailed
+from lambdakit.http import json_response, make_resolver
+from lambdakit.observability import get_logger, http_handler
+
+logger = get_logger("internships")
+
+
+def render_error(err: ApiError) -> dict:
+    if isinstance(err, ValidationFailed) and err.fields:
+        field, msg = next(iter(err.fields.items()))
+        message = err.message if err.message != "Request validation failed" else f"{field}: {msg}"
+        return {"error": message}
+    return {"error": err.message}
+
+
+def ok(body: Any, status: int = 200, headers: dict[str, str] | None = None, cookies: list | None = None) -> Response:
+    return json_response(status, body, headers=headers, cookies=cookies)
+
+
+def _route_not_found(method: str, path: str) -> ApiError:
+    return ApiError("Not found", code="NOT_FOUND", status=404)
+
+
+def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
+    app = make_resolver(render_error, validation_status=400, not_found=_route_not_found)
+    for r in routers:
+        app.include_router(r)
+    return app
+
+
+def lambda_entry(app: APIGatewayHttpResolver):
+    return http_handler(app, logger)

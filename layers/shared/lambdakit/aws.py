@@ -1,0 +1,73 @@
+"""boto3 clients and resources, created lazily and cached per process.
+
+The endpoint comes from ``AWS_ENDPOINT_URL`` (boto3 reads it itself), which is
+how the local runtime and the tests reach moto. Only data-access modules import
+this module.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+_lock = threading.Lock()
+_clients: dict[tuple[str, str | None], Any] = {}
+_resources: dict[tuple[str, str | None], Any] = {}
+_session = None
+
+
+def _config():
+    from botocore.config import Config
+
+    return Config(
+        retries={"max_attempts": 4, "mode": "standard"},
+        connect_timeout=3,
+        read_timeout=10,
+        max_pool_connections=32,
+    )
+
+
+def _get_session():
+    global _session
+    if _session is None:
+        import boto3
+
+        _session = boto3.session.Session()
+    return _session
+
+
+def client(name: str, region: str | None = None) -> Any:
+    key = (name, region)
+    c = _clients.get(key)
+    if c is None:
+        with _lock:
+            c = _clients.get(key)
+            if c is None:
+                c = _get_session().client(name, region_name=region or _region(), config=_config())
+                _clients[key] = c
+    return c
+
+
+def resource(name: str, region: str | None = None) -> Any:
+    key = (name, region)
+    r = _resources.get(key)
+    if r is None:
+        with _lock:
+            r = _resources.get(key)
+            if r is None:
+                r = _get_session().resource(name, region_name=region or _region(), config=_config())
+                _resources[key] = r
+    return r
+
+
+def _region() -> str:
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
+def reset() -> None:
+    """Drop cached clients (tests switch endpoints between runs)."""
+    global _session
+    with _lock:
+        _clients.clear()
+        _resources.clear()
+        _session = None

@@ -1,0 +1,384 @@
+"""DynamoDB data-access helpers (single-table design).
+
+Every service table has ``pk``/``sk`` plus generic indexes ``gsi1``..``gsi3``
+(``gsi1pk``/``gsi1sk`` ...) and a ``ttl`` attribute. Repositories build keys;
+this module does the mechanics: conditional writes that raise
+``ConditionFailed``, atomic counters, transactions, batch writes, and
+cursor-paginated queries. No Scan is offered: request paths never scan.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from decimal import Decimal
+from typing import Any, Iterable, Iterator
+
+from . import aws
+from .errors import ConditionFailed
+
+
+# ---------------------------------------------------------------- conversion
+def to_ddb(value: Any) -> Any:
+    """Python → DynamoDB-safe (floats become Decimal, empty strings kept)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, dict):
+        return {k: to_ddb(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_ddb(v) for v in value]
+    if isinstance(value, set):
+        return {to_ddb(v) for v in value}
+    return value
+
+
+def from_ddb(value: Any) -> Any:
+    """DynamoDB → plain JSON types (Decimal becomes int or float, sets become sorted lists)."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: from_ddb(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_ddb(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(from_ddb(v) for v in value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    return value
+
+
+# ---------------------------------------------------------------- cursors
+def encode_cursor(last_key: dict | None) -> str | None:
+    if not last_key:
+        return None
+    raw = json.dumps(from_ddb(last_key), separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> dict | None:
+    """Decode an opaque cursor; ``ValueError`` on garbage (callers map it to a 4xx)."""
+    if not cursor:
+        return None
+    try:
+        pad = "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(cursor + pad))
+    except Exception as exc:  # noqa: BLE001 - any decoding problem is a bad cursor
+        raise ValueError("invalid cursor") from exc
+    if not isinstance(data, dict) or not all(isinstance(v, (str, int)) for v in data.values()):
+        raise ValueError("invalid cursor")
+    return to_ddb(data)
+
+
+# ---------------------------------------------------------------- expressions
+class _Expr:
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self._n = 0
+
+    def name(self, attr: str) -> str:
+        parts = []
+        for part in attr.split("."):
+            key = f"#n{len(self.names)}"
+            self.names[key] = part
+            parts.append(key)
+        return ".".join(parts)
+
+    def value(self, v: Any) -> str:
+        self._n += 1
+        key = f":v{self._n}"
+        self.values[key] = to_ddb(v)
+        return key
+
+
+def build_update(
+    *,
+    set: dict[str, Any] | None = None,
+    set_if_absent: dict[str, Any] | None = None,
+    add: dict[str, int | float] | None = None,
+    remove: Iterable[str] | None = None,
+    append: dict[str, list] | None = None,
+    expr: _Expr | None = None,
+) -> tuple[str, _Expr]:
+    e = expr or _Expr()
+    sets: list[str] = []
+    for k, v in (set or {}).items():
+        sets.append(f"{e.name(k)} = {e.value(v)}")
+    for k, v in (set_if_absent or {}).items():
+        n = e.name(k)
+        sets.append(f"{n} = if_not_exists({n}, {e.value(v)})")
+    for k, v in (append or {}).items():
+        n = e.name(k)
+        sets.append(f"{n} = list_append(if_not_exists({n}, {e.value([])}), {e.value(v)})")
+    clauses = []
+    if sets:
+        clauses.append("SET " + ", ".join(sets))
+    if add:
+        clauses.append("ADD " + ", ".join(f"{e.name(k)} {e.value(v)}" for k, v in add.items()))
+    rem = list(remove or [])
+    if rem:
+        clauses.append("REMOVE " + ", ".join(e.name(k) for k in rem))
+    return " ".join(clauses), e
+
+
+def _condition(condition: Any, e: _Expr) -> dict[str, Any]:
+    """Accept a boto3 ``conditions`` object or a string using ``#name``/``:value`` placeholders."""
+    if condition is None:
+        return {}
+    return {"ConditionExpression": condition}
+
+
+class Table:
+    """Thin wrapper over a boto3 ``Table`` resource with domain-friendly errors."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._table = None
+
+    @property
+    def raw(self):
+        if self._table is None:
+            self._table = aws.resource("dynamodb").Table(self.name)
+        return self._table
+
+    @property
+    def client(self):
+        return aws.client("dynamodb")
+
+    # ---- single items
+    def get(self, pk: str, sk: str, *, consistent: bool = False, attributes: list[str] | None = None) -> dict | None:
+        kw: dict[str, Any] = {"Key": {"pk": pk, "sk": sk}, "ConsistentRead": consistent}
+        if attributes:
+            e = _Expr()
+            kw["ProjectionExpression"] = ", ".join(e.name(a) for a in attributes)
+            kw["ExpressionAttributeNames"] = e.names
+        item = self.raw.get_item(**kw).get("Item")
+        return from_ddb(item) if item else None
+
+    def put(self, item: dict, *, condition: Any = None, names: dict | None = None, values: dict | None = None) -> None:
+        kw: dict[str, Any] = {"Item": to_ddb(item)}
+        if condition is not None:
+            kw["ConditionExpression"] = condition
+            if names:
+                kw["ExpressionAttributeNames"] = names
+            if values:
+                kw["ExpressionAttributeValues"] = to_ddb(values)
+        self._call(self.raw.put_item, **kw)
+
+    def put_new(self, item: dict) -> None:
+        """Insert; ``ConditionFailed`` if an item with this key exists."""
+        self.put(item, condition="attribute_not_exists(pk)")
+
+    def update(
+        self,
+        pk: str,
+        sk: str,
+        *,
+        set: dict[str, Any] | None = None,
+        set_if_absent: dict[str, Any] | None = None,
+        add: dict[str, int | float] | None = None,
+        remove: Iterable[str] | None = None,
+        append: dict[str, list] | None = None,
+        condition: str | None = None,
+        names: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+        must_exist: bool = False,
+        return_values: str = "ALL_NEW",
+    ) -> dict:
+        """Update with optional condition. ``condition`` may use ``#x``/``:x`` placeholders
+        supplied in ``names``/``values``. Returns the item as ``return_values`` says."""
+        expr, e = build_update(set=set, set_if_absent=set_if_absent, add=add, remove=remove, append=append)
+        conds = []
+        if must_exist:
+            conds.append("attribute_exists(pk)")
+        if condition:
+            conds.append(f"({condition})")
+        kw: dict[str, Any] = {"Key": {"pk": pk, "sk": sk}, "UpdateExpression": expr, "ReturnValues": return_values}
+        all_names = {**e.names, **(names or {})}
+        all_values = {**e.values, **to_ddb(values or {})}
+        if conds:
+            kw["ConditionExpression"] = " AND ".join(conds)
+            kw["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        if all_names:
+            kw["ExpressionAttributeNames"] = all_names
+        if all_values:
+            kw["ExpressionAttributeValues"] = all_values
+        resp = self._call(self.raw.update_item, **kw)
+        return from_ddb(resp.get("Attributes") or {})
+
+    def increment(self, pk: str, sk: str, counters: dict[str, int | float], *, set: dict[str, Any] | None = None) -> dict:
+        """Atomic ADD of counters (creates the item when missing)."""
+        return self.update(pk, sk, add=counters, set=set)
+
+    def delete(self, pk: str, sk: str, *, condition: str | None = None, names: dict | None = None,
+               values: dict | None = None, return_old: bool = False) -> dict | None:
+        kw: dict[str, Any] = {"Key": {"pk": pk, "sk": sk}}
+        if condition:
+            kw["ConditionExpression"] = condition
+            if names:
+                kw["ExpressionAttributeNames"] = names
+            if values:
+                kw["ExpressionAttributeValues"] = to_ddb(values)
+        if return_old:
+            kw["ReturnValues"] = "ALL_OLD"
+        resp = self._call(self.raw.delete_item, **kw)
+        old = resp.get("Attributes")
+        return from_ddb(old) if old else None
+
+    # ---- queries
+    def query(
+        self,
+        pk_value: str,
+        *,
+        index: str | None = None,
+        sk_prefix: str | None = None,
+        sk_between: tuple[str, str] | None = None,
+        sk_gte: str | None = None,
+        sk_lte: str | None = None,
+        filter: Any = None,
+        limit: int | None = None,
+        cursor: dict | None = None,
+        forward: bool = True,
+        consistent: bool = False,
+        select_count: bool = False,
+    ) -> tuple[list[dict], dict | None]:
+        """One page of a key query. Returns ``(items, last_evaluated_key)``."""
+        from boto3.dynamodb.conditions import Key
+
+        pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
+        cond = Key(pk_attr).eq(pk_value)
+        if sk_prefix is not None:
+            cond = cond & Key(sk_attr).begins_with(sk_prefix)
+        elif sk_between is not None:
+            cond = cond & Key(sk_attr).between(*sk_between)
+        elif sk_gte is not None:
+            cond = cond & Key(sk_attr).gte(sk_gte)
+        elif sk_lte is not None:
+            cond = cond & Key(sk_attr).lte(sk_lte)
+        kw: dict[str, Any] = {"KeyConditionExpression": cond, "ScanIndexForward": forward}
+        if index:
+            kw["IndexName"] = index
+        elif consistent:
+            kw["ConsistentRead"] = True
+        if filter is not None:
+            kw["FilterExpression"] = filter
+        if limit:
+            kw["Limit"] = limit
+        if cursor:
+            kw["ExclusiveStartKey"] = cursor
+        if select_count:
+            kw["Select"] = "COUNT"
+        resp = self.raw.query(**kw)
+        return [from_ddb(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
+
+    def query_all(self, pk_value: str, *, max_items: int = 10_000, **kw: Any) -> list[dict]:
+        """All items of a partition (bounded by ``max_items``): for small, bounded collections."""
+        out: list[dict] = []
+        cursor = None
+        while True:
+            items, cursor = self.query(pk_value, cursor=cursor, **kw)
+            out.extend(items)
+            if not cursor or len(out) >= max_items:
+                return out[:max_items]
+
+    def iter_query(self, pk_value: str, **kw: Any) -> Iterator[dict]:
+        """Every item of a key query, page by page (workers and exports, never request paths)."""
+        cursor = None
+        while True:
+            items, cursor = self.query(pk_value, cursor=cursor, **kw)
+            yield from items
+            if not cursor:
+                return
+
+    # ---- batches
+    def batch_get(self, keys: list[tuple[str, str]], *, consistent: bool = False) -> list[dict]:
+        """BatchGetItem in chunks of 100 with unprocessed-key retries. Order not preserved."""
+        out: list[dict] = []
+        uniq = list(dict.fromkeys(keys))
+        for i in range(0, len(uniq), 100):
+            request = {self.name: {"Keys": [{"pk": p, "sk": s} for p, s in uniq[i:i + 100]], "ConsistentRead": consistent}}
+            for _ in range(8):
+                resp = aws.resource("dynamodb").batch_get_item(RequestItems=request)
+                out.extend(from_ddb(x) for x in resp.get("Responses", {}).get(self.name, []))
+                request = resp.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+        return out
+
+    def batch_write(self, puts: Iterable[dict] = (), deletes: Iterable[tuple[str, str]] = ()) -> None:
+        """BatchWriteItem, 25 items a call (boto3's batch writer handles retries)."""
+        with self.raw.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as bw:
+            for item in puts:
+                bw.put_item(Item=to_ddb(item))
+            for pk, sk in deletes:
+                bw.delete_item(Key={"pk": pk, "sk": sk})
+
+    # ---- transactions
+    def transact(self, ops: list[dict]) -> None:
+        """TransactWriteItems. Each op is one of:
+
+        ``{"put": item, "condition": str?, "names": {}?, "values": {}?}``
+        ``{"update": (pk, sk), "set": {}?, "add": {}?, "remove": []?, "condition": str?, "names"?, "values"?}``
+        ``{"delete": (pk, sk), "condition": str?, ...}``
+        ``{"check": (pk, sk), "condition": str, ...}``
+
+        Raises ``ConditionFailed`` with per-op ``reasons`` when cancelled.
+        """
+        from boto3.dynamodb.types import TypeSerializer
+
+        ser = TypeSerializer()
+
+        def s(d: dict) -> dict:
+            return {k: ser.serialize(to_ddb(v)) for k, v in d.items()}
+
+        items = []
+        for op in ops:
+            names = dict(op.get("names") or {})
+            values = dict(op.get("values") or {})
+            if "put" in op:
+                entry: dict[str, Any] = {"TableName": self.name, "Item": s(op["put"])}
+                kind = "Put"
+            elif "update" in op:
+                pk, sk = op["update"]
+                expr, e = build_update(set=op.get("set"), set_if_absent=op.get("set_if_absent"),
+                                       add=op.get("add"), remove=op.get("remove"))
+                names.update(e.names)
+                values.update(e.values)
+                entry = {"TableName": self.name, "Key": s({"pk": pk, "sk": sk}), "UpdateExpression": expr}
+                kind = "Update"
+            elif "delete" in op:
+                pk, sk = op["delete"]
+                entry = {"TableName": self.name, "Key": s({"pk": pk, "sk": sk})}
+                kind = "Delete"
+            else:
+                pk, sk = op["check"]
+                entry = {"TableName": self.name, "Key": s({"pk": pk, "sk": sk})}
+                kind = "ConditionCheck"
+            if op.get("condition"):
+                entry["ConditionExpression"] = op["condition"]
+            if names:
+                entry["ExpressionAttributeNames"] = names
+            if values:
+                entry["ExpressionAttributeValues"] = s(values)
+            items.append({kind: entry})
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except self.client.exceptions.TransactionCanceledException as exc:
+            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+            raise ConditionFailed("transaction cancelled", reasons=reasons) from exc
+
+    # ---- internals
+    def _call(self, fn, **kw):
+        try:
+            return fn(**kw)
+        except self.raw.meta.client.exceptions.ConditionalCheckFailedException as exc:
+            item = exc.response.get("Item")
+            raise ConditionFailed(item=from_ddb(_deser(item)) if item else None) from exc
+
+
+def _deser(item: dict) -> dict:
+    from boto3.dynamodb.types import TypeDeserializer
+
+    d = TypeDeserializer()
+    return {k: d.deserialize(v) for k, v in item.items()}

@@ -1,0 +1,99 @@
+"""Domain errors shared by every service.
+
+Domain code raises ``ApiError`` (or a subclass) with a machine code, an HTTP
+status, a message and optional details. Each service renders it in its own
+format (see ``lambdakit.http.ErrorFormat``); nothing here knows a body shape.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    status: int = 400
+    code: str = "BAD_REQUEST"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        details: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.details = details
+        self.headers = headers or {}
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"{type(self).__name__}({self.status} {self.code}: {self.message})"
+
+
+class BadRequest(ApiError):
+    status, code = 400, "BAD_REQUEST"
+
+
+class ValidationFailed(ApiError):
+    """Field-level validation failure.
+
+    ``fields`` maps a dotted field path to a message; each service renders it
+    (campaigns: an object keyed by field; exams: an array of {field, message};
+    internships: a single string).
+    """
+
+    status, code = 422, "VALIDATION_ERROR"
+
+    def __init__(self, message: str = "Request validation failed", *, fields: dict[str, str] | None = None, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.fields = dict(fields or {})
+
+
+class Unauthorized(ApiError):
+    status, code = 401, "UNAUTHORIZED"
+
+
+class Forbidden(ApiError):
+    status, code = 403, "FORBIDDEN"
+
+
+class NotFound(ApiError):
+    status, code = 404, "NOT_FOUND"
+
+
+class Conflict(ApiError):
+    status, code = 409, "CONFLICT"
+
+
+class Gone(ApiError):
+    status, code = 410, "GONE"
+
+
+class PayloadTooLarge(ApiError):
+    status, code = 413, "PAYLOAD_TOO_LARGE"
+
+
+class RateLimited(ApiError):
+    status, code = 429, "RATE_LIMITED"
+
+
+class ServiceUnavailable(ApiError):
+    status, code = 503, "SERVICE_UNAVAILABLE"
+
+
+class ConditionFailed(Exception):
+    """Raised by the data-access layer when a DynamoDB condition does not hold.
+
+    Repositories catch it and raise the domain error that fits (Conflict, NotFound,
+    a state error...). ``reasons`` holds per-item cancellation codes of a transaction.
+    """
+
+    def __init__(self, message: str = "condition failed", reasons: list[str] | None = None, item: dict | None = None):
+        super().__init__(message)
+        self.reasons = reasons or []
+        self.item = item

@@ -1,0 +1,237 @@
+"""HTTP mechanics shared by every service: resolver factory, error rendering hooks,
+JSON responses and request helpers.
+
+A service supplies ``render_error(err: ApiError) -> dict`` (its own error body),
+the status its validation errors use, and gets back a Powertools
+``APIGatewayHttpResolver`` whose exception handlers never leak a stack trace.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+from decimal import Decimal
+from typing import Any, Callable
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+
+from .errors import ApiError, ValidationFailed
+
+logger = logging.getLogger("lambdakit.http")
+
+JSON = "application/json"
+MAX_JSON_DEPTH = 32
+
+
+def _default(o: Any) -> Any:
+    if isinstance(o, Decimal):
+        return int(o) if o == o.to_integral_value() else float(o)
+    if isinstance(o, (_dt.datetime, _dt.date)):
+        return o.isoformat()
+    if isinstance(o, (set, frozenset)):
+        return sorted(o)
+    if hasattr(o, "model_dump"):
+        return o.model_dump(mode="json")
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def dumps(body: Any) -> str:
+    return json.dumps(body, default=_default, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None, cookies: list | None = None) -> Response:
+    return Response(status_code=status, content_type=JSON, body=dumps(body), headers=headers or {}, cookies=cookies or [])
+
+
+def _depth(o: Any, limit: int) -> int:
+    stack = [(o, 1)]
+    deepest = 0
+    while stack:
+        cur, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(cur, dict):
+            stack.extend((v, d + 1) for v in cur.values())
+        elif isinstance(cur, list):
+            stack.extend((v, d + 1) for v in cur)
+    return deepest
+
+
+def safe_json_loads(raw: str | bytes | None) -> Any:
+    """Parse JSON from a request body; ``ValidationFailed`` for bad JSON, invalid UTF-8
+    or nesting deeper than ``MAX_JSON_DEPTH``."""
+    if raw is None or raw == "" or raw == b"":
+        raise ValidationFailed("Request body is required", fields={"body": "Request body is required"})
+    try:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8")
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise ValidationFailed("Request body is not valid JSON", fields={"body": "Invalid JSON"}) from None
+    if _depth(data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise ValidationFailed("Request body is nested too deeply", fields={"body": "Nesting too deep"})
+    return data
+
+
+def json_object(app: APIGatewayHttpResolver, *, required: bool = True) -> dict:
+    """The request body as a JSON object (``ValidationFailed`` otherwise)."""
+    ev = app.current_event
+    raw: Any = ev.body
+    if ev.is_base64_encoded and raw:
+        import base64
+
+        try:
+            raw = base64.b64decode(raw)
+        except Exception:  # noqa: BLE001
+            raise ValidationFailed("Request body is not valid JSON", fields={"body": "Invalid JSON"}) from None
+    if not raw and not required:
+        return {}
+    data = safe_json_loads(raw)
+    if not isinstance(data, dict):
+        raise ValidationFailed("Request body must be a JSON object", fields={"body": "Must be a JSON object"})
+    return data
+
+
+def parse_model(model: type, data: Any):
+    """Validate ``data`` into a pydantic model; ``ValidationFailed`` keyed by field path."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ValidationFailed("Request validation failed", fields=pydantic_fields(exc)) from None
+
+
+def pydantic_fields(exc: Any) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for err in exc.errors():
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        key = ".".join(loc) or "body"
+        msg = err.get("msg", "Invalid value")
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        fields.setdefault(key, msg)
+    return fields
+
+
+def header(app: APIGatewayHttpResolver, name: str) -> str | None:
+    headers = app.current_event.headers or {}
+    lname = name.lower()
+    for k, v in headers.items():
+        if k.lower() == lname:
+            return v
+    return None
+
+
+def query(app: APIGatewayHttpResolver, name: str, default: str | None = None) -> str | None:
+    params = app.current_event.query_string_parameters or {}
+    value = params.get(name)
+    return default if value is None else value
+
+
+def int_query(app: APIGatewayHttpResolver, name: str, default: int, *, minimum: int = 1, maximum: int | None = None,
+              clamp: bool = False) -> int:
+    raw = query(app, name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationFailed(f"{name} must be an integer", fields={name: "Must be an integer"}) from None
+    if clamp:
+        value = max(minimum, value if maximum is None else min(value, maximum))
+        return value
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+        raise ValidationFailed(f"{name} must be {bound}", fields={name: f"Must be {bound}"})
+    return value
+
+
+def client_ip(app: APIGatewayHttpResolver) -> str:
+    ctx = app.current_event.raw_event.get("requestContext", {})
+    return (ctx.get("http") or {}).get("sourceIp") or "0.0.0.0"
+
+
+def cookies(app: APIGatewayHttpResolver) -> dict[str, str]:
+    """Cookies of a payload-2.0 event (``cookies`` array, or a Cookie header)."""
+    out: dict[str, str] = {}
+    raw = list(app.current_event.raw_event.get("cookies") or [])
+    hdr = header(app, "cookie")
+    if hdr:
+        raw.extend(hdr.split(";"))
+    for c in raw:
+        if "=" in c:
+            k, v = c.strip().split("=", 1)
+            out.setdefault(k.strip(), v.strip())
+    return out
+
+
+def raw_body(app: APIGatewayHttpResolver) -> bytes:
+    ev = app.current_event
+    body = ev.body or ""
+    if ev.is_base64_encoded:
+        import base64
+
+        return base64.b64decode(body)
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
+RenderError = Callable[[ApiError], dict]
+
+
+def make_resolver(
+    render_error: RenderError,
+    *,
+    validation_status: int = 422,
+    not_found: Callable[[str, str], ApiError] | None = None,
+    enable_validation: bool = False,
+    server_error_code: str = "SERVER_ERROR",
+) -> APIGatewayHttpResolver:
+    """A resolver wired with the service's error format.
+
+    Every failure becomes an ``ApiError`` rendered by ``render_error``: domain
+    errors as raised, request validation as ``ValidationFailed`` (status
+    ``validation_status``), unknown routes as ``not_found``, anything else as a
+    500 with code ``server_error_code`` and no internals.
+    """
+    app = APIGatewayHttpResolver(enable_validation=enable_validation, serializer=dumps)
+
+    def respond(err: ApiError) -> Response:
+        if isinstance(err, ValidationFailed) and err.status == 422 and validation_status != 422:
+            err.status = validation_status
+        return json_response(err.status, render_error(err), headers=err.headers)
+
+    @app.exception_handler(ApiError)
+    def _api_error(exc: ApiError) -> Response:
+        return respond(exc)
+
+    @app.not_found
+    def _not_found(exc: NotFoundError) -> Response:
+        ev = app.current_event
+        err = not_found(ev.request_context.http.method, ev.path) if not_found else ApiError(
+            "Route not found", code="NOT_FOUND", status=404)
+        return respond(err)
+
+    if enable_validation:
+        from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+        @app.exception_handler(RequestValidationError)
+        def _request_validation(exc: RequestValidationError) -> Response:
+            fields: dict[str, str] = {}
+            for e in exc.errors():
+                loc = [str(p) for p in e.get("loc", ()) if p not in ("body", "query", "path", "header")]
+                fields.setdefault(".".join(loc) or "body", e.get("msg", "Invalid value"))
+            return respond(ValidationFailed("Request validation failed", fields=fields))
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        from pydantic import ValidationError
+
+        if isinstance(exc, ValidationError):
+            return respond(ValidationFailed("Request validation failed", fields=pydantic_fields(exc)))
+        logger.exception("unhandled error")
+        return respond(ApiError("Internal server error", code=server_error_code, status=500))
+
+    return app

@@ -1,0 +1,123 @@
+"""The application as the templates declare it: services, resources, functions, routes."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import cfn
+
+ROOT = Path(__file__).resolve().parent.parent
+ACCOUNT = "123456789012"
+REGION = "us-east-1"
+
+
+@dataclass
+class Route:
+    method: str
+    path: str
+    function: str  # logical id
+    regex: re.Pattern = field(repr=False, default=None)  # type: ignore[assignment]
+    params: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        parts, self.params = [], []
+        for seg in self.path.strip("/").split("/") if self.path != "/" else []:
+            m = re.fullmatch(r"\{([^}+]+)(\+?)\}", seg)
+            if m:
+                self.params.append(m.group(1))
+                parts.append("(?P<%s>.+)" % m.group(1) if m.group(2) else "(?P<%s>[^/]+)" % m.group(1))
+            else:
+                parts.append(re.escape(seg))
+        self.regex = re.compile("^/" + "/".join(parts) + "$")
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.path}"
+
+    @property
+    def specificity(self) -> tuple[int, int]:
+        segs = self.path.strip("/").split("/")
+        return (sum(1 for s in segs if not s.startswith("{")), len(segs))
+
+
+@dataclass
+class Function:
+    service: str
+    logical_id: str
+    handler: str
+    code_dir: Path
+    timeout: int
+    memory: int
+    env_raw: dict
+    events: dict
+    properties: dict
+
+
+@dataclass
+class Service:
+    name: str
+    dir: Path
+    template: dict
+    functions: dict[str, Function]
+    routes: list[Route]
+
+    def resources_of(self, *types: str) -> dict[str, dict]:
+        return {k: v for k, v in self.template.get("Resources", {}).items() if v.get("Type") in types}
+
+    def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        for r in self.routes:
+            if r.method not in (method, "ANY"):
+                continue
+            m = r.regex.match(path)
+            if m:
+                return r, {k: v for k, v in m.groupdict().items()}
+        return None
+
+
+def load_root(path: Path | None = None) -> dict:
+    return cfn.load(path or ROOT / "template.yaml")
+
+
+def service_dirs(root_template: dict | None = None) -> dict[str, Path]:
+    """Nested applications of the root template: ``{service: dir}``, keyed by folder name."""
+    t = root_template or load_root()
+    out: dict[str, Path] = {}
+    for lid, res in t.get("Resources", {}).items():
+        if res.get("Type") == "AWS::Serverless::Application":
+            loc = res["Properties"]["Location"]
+            d = (ROOT / loc).parent
+            out[d.name] = d
+    return out
+
+
+def load_service(name: str, directory: Path) -> Service:
+    t = cfn.load(directory / "template.yaml")
+    g = (t.get("Globals") or {}).get("Function") or {}
+    functions: dict[str, Function] = {}
+    routes: list[Route] = []
+    for lid, res in t.get("Resources", {}).items():
+        if res.get("Type") != "AWS::Serverless::Function":
+            continue
+        p = res.get("Properties", {})
+        env = {**((g.get("Environment") or {}).get("Variables") or {}),
+               **((p.get("Environment") or {}).get("Variables") or {})}
+        code_uri = p.get("CodeUri", g.get("CodeUri", "."))
+        fn = Function(
+            service=name, logical_id=lid, handler=p.get("Handler", g.get("Handler")),
+            code_dir=(directory / code_uri).resolve(), timeout=int(p.get("Timeout", g.get("Timeout", 3))),
+            memory=int(p.get("MemorySize", g.get("MemorySize", 128))), env_raw=env,
+            events=p.get("Events") or {}, properties=p,
+        )
+        functions[lid] = fn
+        for ev in fn.events.values():
+            if ev.get("Type") == "HttpApi":
+                ep = ev.get("Properties") or {}
+                routes.append(Route(ep.get("Method", "ANY").upper(), ep.get("Path", "/$default"), lid))
+    routes.sort(key=lambda r: r.specificity, reverse=True)
+    return Service(name=name, dir=directory, template=t, functions=functions, routes=routes)
+
+
+def load_all() -> dict[str, Service]:
+    return {n: load_service(n, d) for n, d in service_dirs().items()}
