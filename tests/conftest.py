@@ -39,3 +39,27 @@ def app(aws_mock):
     from local_runtime import testing
 
     return testing.start()
+
+
+@pytest.fixture
+def campaigns_app(aws_mock):
+    """Only the campaign service provisioned (faster than ``app``)."""
+    from local_runtime import testing
+
+    return testing.start(only=["campaigns"])
+
+
+@pytest.fixture
+def exams_app(aws_mock):
+    """Only the examination service provisioned (faster than ``app``)."""
+    from local_runtime import testing
+
+    return testing.start(only=["exams"])
+
+
+@pytest.fixture
+def internships_app(aws_mock):
+    """Only the internship service provisioned (faster than ``app``)."""
+    from local_runtime import testing
+
+    return testing.start(only=["internships"])
