@@ -13,6 +13,8 @@ question/option order and section windows, results after grading. Indexes:
 from __future__ import annotations
 
 import json
+import random
+import time
 from typing import Any
 
 from lambdakit import aws
@@ -91,7 +93,7 @@ def due(shard: int, cutoff_iso: str, limit: int) -> list[dict]:
 
 # ------------------------------------------------------------------ writes
 def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: bool, allowed: int,
-          max_candidates: int | None, shard: int, counter_ops: list[dict]) -> None:
+          max_candidates: int | None, shard: int) -> None:
     """Create the attempt with every start rule as a condition, in one transaction:
     the test is still published, the candidate's attempt count and the package's candidate
     capacity hold. ``ConditionFailed.reasons`` tells which op failed."""
@@ -118,17 +120,36 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
          "set": {"last_attempt_id": a["id"]}, "condition": cand_cond, "names": {"#n": "n"} if not new_candidate else None,
          "values": cand_values or None},
     ]
-    if new_candidate:
+    if new_candidate and max_candidates:
         ops.append({"update": (f"TEST#{a['test_id']}", "META"), "add": {"candidate_count": 1},
                     "condition": test_cond, "names": {"#st": "status"}, "values": test_values})
     else:
         ops.append({"check": (f"TEST#{a['test_id']}", "META"), "condition": test_cond, "names": {"#st": "status"},
                     "values": test_values})
-    ops.append({"update": (f"TATT#{a['test_id']}", "COUNT"), "add": {"started": 1}})
+    ops = [{k: v for k, v in op.items() if v is not None} for op in ops]
+    for i in range(6):
+        try:
+            table().transact(ops)
+            break
+        except ConditionFailed as exc:
+            if "TransactionConflict" in exc.reasons and i < 5:
+                time.sleep(random.uniform(0.01, 0.05) * (i + 1))
+                continue
+            raise
+    # hot counters outside the transaction (plain atomic ADDs never conflict)
+    t = table()
+    t.increment(f"TATT#{a['test_id']}", "COUNT", {"started": 1})
     if a.get("student_id"):
-        ops.append({"update": (f"SATT#{a['student_id']}", "COUNT"), "add": {"started": 1}})
-    ops.extend(counter_ops)
-    table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
+        t.increment(f"SATT#{a['student_id']}", "COUNT", {"started": 1})
+    day = a["started_at"][:10]
+    t.increment(f"ACT#{day}", "GLOBAL", {"started": 1})
+    t.increment(f"ACT#{day}", f"CLIENT#{a['client_id']}", {"started": 1})
+
+
+def bump_activity(day: str, client_id: str, **adds: int) -> None:
+    t = table()
+    t.increment(f"ACT#{day}", "GLOBAL", adds)
+    t.increment(f"ACT#{day}", f"CLIENT#{client_id}", adds)
 
 
 def save_answers(attempt_id: str, answers: list[dict], *, now_iso: str, cutoff_ts: float) -> None:

@@ -155,10 +155,10 @@ def start(p: Principal | None, body: dict[str, Any]) -> dict:
 
     try:
         repo.start(a, test=t, cand_count=used, new_candidate=new_candidate, allowed=allowed,
-                   max_candidates=int(max_c) if max_c else None, shard=secrets.randbelow(settings().sweep_shards),
-                   counter_ops=counters.ops(t["client_id"], attempts=1))
+                   max_candidates=int(max_c) if max_c else None, shard=secrets.randbelow(settings().sweep_shards))
     except ConditionFailed as exc:
         raise _start_conflict(exc, t, allowed, used) from None
+    counters.bump(t["client_id"], attempts=1)
     _audit(p, "attempt.start", attempt_id, t["client_id"], {"test_id": t["id"], "guest": guest})
     out = present(a, t, p)
     out["attempt_token"] = token
