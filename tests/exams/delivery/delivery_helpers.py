@@ -79,3 +79,10 @@ def drain_analytics(app) -> int:
         if failed:
             return n
 
+
+
+def principal_of(user):
+    """The domain-layer principal of a fixture user (for service-level concurrency tests)."""
+    from exams.identity import Principal
+
+    return Principal(user_id=user.id, role=user.role, client_id=user.client_id, email=user.email, name=user.name)
