@@ -31,7 +31,7 @@ def num_key(x: float) -> str:
     v = round(float(x), 6)
     if v == 0:
         v = 0.0
-    return repr(v)
+    return repr(v).replace(".", "_")  # no dots: attribute names, not document paths
 
 
 # ------------------------------------------------------------------ folding
@@ -62,7 +62,7 @@ def fold_increments(results: list[dict]) -> tuple[dict[str, int], dict[str, dict
 def _hist(item: dict, prefix: str) -> Iterable[tuple[list[float], int]]:
     for k, v in item.items():
         if k.startswith(prefix):
-            yield [float(p) for p in k[len(prefix):].split(":")], int(v)
+            yield [float(p.replace("_", ".")) for p in k[len(prefix):].split(":")], int(v)
 
 
 # ------------------------------------------------------------------ maths

@@ -77,14 +77,26 @@ def build(report: dict) -> bytes:
         chart.add_data(Reference(wa, min_col=3, min_row=1, max_row=n + 1), titles_from_data=True)
         chart.set_categories(Reference(wa, min_col=1, min_row=2, max_row=n + 1))
         chart.height, chart.width = 7.5, 16
-        wa.add_chart(chart, "I2")
+        wa.add_chart(chart, "A" + str(wa.max_row + 3))
         chart2 = BarChart()
         chart2.title = "Difficulty analysis"
         chart2.add_data(Reference(wa, min_col=2, min_row=start - 1, max_row=wa.max_row, max_col=3),
                         titles_from_data=True)
         chart2.set_categories(Reference(wa, min_col=1, min_row=start, max_row=wa.max_row))
-        wa.add_chart(chart2, "I20")
+        wa.add_chart(chart2, "E" + str(wa.max_row + 3))
     wa.column_dimensions["B"].width = 40
+    widths = {"Summary": [24, 44, 12, 16, 12], "Detailed Questions": [5, 48, 13, 12, 12, 12, 12, 16, 16, 12, 14, 11],
+              "Analytics": [12, 40, 20, 28, 14, 12, 14]}
+    from openpyxl.utils import get_column_letter
+
+    for sheet in wb.worksheets:
+        for i, w in enumerate(widths[sheet.title], start=1):
+            sheet.column_dimensions[get_column_letter(i)].width = w
+        sheet.page_setup.orientation = "landscape"
+        sheet.page_setup.fitToWidth = 1
+        sheet.page_setup.fitToHeight = 0
+        sheet.sheet_properties.pageSetUpPr.fitToPage = True
+        sheet.print_title_rows = "1:1"
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
