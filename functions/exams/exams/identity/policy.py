@@ -102,8 +102,8 @@ def cell(route_key: str) -> Cell | None:
 def role_error(allowed_roles: set[str] | list[str] | tuple[str, ...], role: str) -> ApiError:
     """403 for a role that may not call a route: INSUFFICIENT_PRIVILEGES when every allowed
     role ranks above the caller's, FORBIDDEN when the role is high enough but lacks the right."""
-    top = max((_RANK.get(r, 0) for r in allowed_roles), default=0)
-    if top > _RANK.get(role, 0):
+    lowest = min((_RANK.get(r, 0) for r in allowed_roles), default=0)
+    if lowest > _RANK.get(role, 0):
         return ApiError("Your role does not have sufficient privileges for this action",
                         code="INSUFFICIENT_PRIVILEGES", status=403)
     return ApiError("Your role does not have the right to perform this action", code="FORBIDDEN", status=403)
