@@ -30,14 +30,18 @@ def test_start_checks(tenant):
     assert r.status == 403 and r.json()["error"] == "BOLA_VIOLATION"
 
 
-def test_candidate_capacity(exams_app, exam_users, monkeypatch):
+def test_candidate_capacity(exams_app, exam_users):
     from delivery_helpers import Tenant
 
-    client = exam_users.client(name="Free", plan_id="free")  # 20 students per exam
+    client = exam_users.client(name="Small", plan_id="growth")
+    r = exams_app.exams.put(f"/api/clients/{client['id']}", json={"limits": {"max_students_per_exam": 2}},
+                            headers=exam_users.super_admin().headers)
+    assert r.status == 200, r.text
     ten = Tenant(exams_app, exam_users, client, exam_users.client_admin(client["id"]), [])
     t = ten.test([ten.question(**mcq("Q"))["id"]], allow_guests=True)
-    for i in range(20):
-        ten.guest(t, f"G{i}")
+    assert t["max_candidates"] == 2
+    ten.guest(t, "G1")
+    ten.guest(t, "G2")
     r = exams_app.exams.post("/api/attempts", json={"share_code": t["share_code"], "guest_name": "late"})
     assert r.status == 403 and r.json()["error"] == "CANDIDATE_CAPACITY_REACHED"
 
