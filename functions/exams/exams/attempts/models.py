@@ -14,23 +14,21 @@ class StartIn(BaseModel):
     guest_name: str | None = Field(default=None, max_length=100)
 
 
-class BatchAnswer(BaseModel):
+class _AnswerBase(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
+    question_id: str = Field(min_length=1, max_length=64)
+    marked_for_review: bool | None = None
+    time_spent: int | None = Field(default=None, ge=0, le=86400)  # client-reported seconds (report)
+
+
+class BatchAnswer(_AnswerBase):
     attempt_id: str = Field(min_length=1, max_length=64)
-    question_id: str = Field(min_length=1, max_length=64)
     selected_option: str | list[str] | bool | None = None
-    marked_for_review: bool | None = None
-    time_spent: int | None = Field(default=None, ge=0, le=86400)
 
 
-class SingleAnswer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    question_id: str = Field(min_length=1, max_length=64)
+class SingleAnswer(_AnswerBase):
     student_answer: str | list[str] | bool | None = None
-    marked_for_review: bool | None = None
-    time_spent: int | None = Field(default=None, ge=0, le=86400)
 
 
 class SubmitIn(BaseModel):
