@@ -435,7 +435,7 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
 def _enqueue(a: dict) -> None:
     try:
         repo.enqueue_analytics({"type": "attempt_graded", "attempt_id": a["id"], "test_id": a["test_id"]})
-    except Exception:  # noqa: BLE001 - the sweep re-enqueues attempts whose fold is missing
+    except Exception:  # noqa: BLE001 - submission stands; the fold is missed (logged, see docs)
         from ..http import logger
 
         logger.exception("analytics enqueue failed", extra={"attempt_id": a["id"]})
