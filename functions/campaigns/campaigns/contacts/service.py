@@ -213,7 +213,7 @@ def detach_list(a: str, list_id: str, *, budget_items: int = 200) -> bool:
     cursor = None
     done = 0
     while done < budget_items:
-        members, cursor = repo.members_of_list(a, list_id, 100, cursor)
+        members, cursor = repo.members_of_list(a, list_id, min(100, budget_items - done), cursor)
         for m in members:
             _detach_one(a, list_id, m["contact_id"])
             done += 1
