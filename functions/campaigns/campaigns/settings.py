@@ -56,5 +56,24 @@ class CampaignsSettings(ServiceSettings):
         return self.webhook_max_attempts or (4 if self.is_local else 8)
 
 
+    # --- camp-audience slice: keys, contacts, imports, exports ---
+    #: Requests per minute per key by plan; enterprise keys use their ``restrictions.rate_limit``
+    #: and fall back to ``enterprise_default_per_minute``.
+    plan_standard_per_minute: int = 100
+    plan_pro_per_minute: int = 1000
+    enterprise_default_per_minute: int = 10000
+    #: Imports up to this many bytes run in the request (spec's upload size).
+    import_max_bytes: int = 10_485_760
+    #: ...and up to this many rows; bigger files must use the asynchronous job.
+    import_max_sync_rows: int = 20_000
+    #: Asynchronous import files up to this size (presigned upload).
+    import_job_max_bytes: int = 200 * 1024 * 1024
+    #: Exports bigger than this go to S3 with a presigned URL (Lambda's 6 MB response limit).
+    export_inline_max_bytes: int = 5_000_000
+    presign_ttl_seconds: int = 900
+    #: Deepest offset reachable with page numbers; deeper pages use ``cursor``.
+    max_page_offset: int = 10_000
+
+
 def settings() -> CampaignsSettings:
     return get_settings(CampaignsSettings)

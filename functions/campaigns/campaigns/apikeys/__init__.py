@@ -1,0 +1,1 @@
+"""API keys: records, hashing, authentication, management routes."""

@@ -1,0 +1,1 @@
+"""Campaign-wide domain helpers shared by the audience and sending slices."""
