@@ -150,3 +150,36 @@ def to_http_result(resp: Any) -> HttpResult:
     body = resp.get("body") or ""
     data = base64.b64decode(body) if resp.get("isBase64Encoded") else body.encode("utf-8")
     return HttpResult(int(resp["statusCode"]), headers, list(resp.get("cookies") or []), data)
+
+
+def not_found_result(service: str, method: str, path: str) -> HttpResult:
+    """What an unmatched route answers: 404 in the service's own error format.
+
+    Uses the service's ``<svc>.http`` hooks (``_route_not_found``/``render_error``);
+    falls back to API Gateway's own body if the service has none.
+    """
+    import json
+
+    try:
+        http = importlib.import_module(f"{service}.http")
+        make = getattr(http, "_route_not_found", None)
+        from lambdakit.errors import ApiError
+
+        err = make(method, path) if make else ApiError(f"Route {method} {path} not found", code="NOT_FOUND",
+                                                        status=404)
+        body = http.render_error(err)
+    except (ImportError, AttributeError):
+        body = {"message": "Not Found"}
+    return HttpResult(404, {"content-type": "application/json"}, [], json.dumps(body).encode())
+
+
+def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
+             source_ip: str = "127.0.0.1") -> HttpResult:
+    """Route a request exactly as the template's HttpApi events do and invoke the function."""
+    match = svc.match(method, path)
+    if match is None:
+        ensure_paths(code_dirs=[svc.dir])
+        return not_found_result(svc.name, method, path)
+    route, params = match
+    event = build_http_event(route, params, method, path, raw_query, headers, body, source_ip=source_ip)
+    return to_http_result(invoke(svc.functions[route.function], event))
