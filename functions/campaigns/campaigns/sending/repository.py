@@ -185,3 +185,8 @@ def rate_hit(subject: str, limit: int, cost: int):
     from lambdakit.ratelimit import hit
 
     return hit(table(), subject, max(1, int(limit)), 1, cost=cost)
+
+
+def enqueue_delayed(message: dict, delay_seconds: int) -> None:
+    aws.client("sqs").send_message(QueueUrl=settings().send_queue_url, DelaySeconds=max(0, min(900, delay_seconds)),
+                                   MessageBody=json.dumps(message, separators=(",", ":"), default=str))
