@@ -10,8 +10,17 @@ from __future__ import annotations
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 
-from ..common import keys
 from ..settings import settings
+
+try:
+    from ..common import keys
+except ImportError:  # until the audience slice's key module is merged: the same documented layout
+    class keys:  # noqa: N801
+        acct = staticmethod(lambda a: f"ACCT#{a}")
+        list_key = staticmethod(lambda a, lid: (f"ACCT#{a}", f"LIST#{lid}"))
+        list_members_pk = staticmethod(lambda a, lid: f"ACCT#{a}#LIST#{lid}#M")
+        contact_key = staticmethod(lambda a, cid: (f"ACCT#{a}#C#{cid}", "C"))
+        email_key = staticmethod(lambda a, e: (f"ACCT#{a}#EMAIL#{e}", "EMAIL"))
 
 
 def table() -> Table:
@@ -63,17 +72,24 @@ def find_by_email(account_id: str, email: str) -> dict | None:
 
 
 def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bool:
-    """Mark a contact ``unsubscribed`` or ``bounced``; True when it changed (so callers emit once)."""
+    """Mark a contact ``unsubscribed`` or ``bounced`` through the contacts service (which keeps
+    the list and status counters); True when it changed, so callers emit events once."""
     from ..contacts import service as contacts
 
-    fn = getattr(contacts, "set_status", None)
-    if fn is None:
-        raise RuntimeError("contacts.service.set_status is not available")
-    return bool(fn(account_id, contact_id, status, reason=reason))
+    before = get_contacts(account_id, [contact_id]).get(contact_id)
+    if not before or before.get("status") == status:
+        return False
+    try:
+        contacts.set_status(account_id, contact_id, status)
+    except Exception as exc:  # noqa: BLE001 - deleted in between
+        from lambdakit.errors import NotFound
+
+        if isinstance(exc, NotFound):
+            return False
+        raise
+    return True
 
 
 def get_template(account_id: str, template_id: str) -> dict | None:
-    from ..templates import repository as templates
-
-    getter = getattr(templates, "get", None)
-    return getter(account_id, template_id) if getter else None
+    """Templates item ``ACCT#{a}`` / ``TPL#{id}`` (subject, content)."""
+    return table().get(keys.acct(account_id), f"TPL#{template_id}")
