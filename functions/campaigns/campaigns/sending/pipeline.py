@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from lambdakit import clock
+from lambdakit import clock, ids
 from lambdakit.security import sha256_hex
 
 from ..settings import settings
@@ -92,10 +92,15 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
         existing = repo.claim(ctx.send_id, rkey, {**base, "status": "skipped", "reason": r.contact.get("status")})
         status = existing.get("status", "skipped") if existing else "skipped"
         return Result(rkey, r.email, status, contact_id=cid, variant=r.variant, fresh=existing is None)
-    existing = repo.claim(ctx.send_id, rkey, base)
+    planned = "sandbox-" + ids.sortable_id().lower()
+    existing = repo.claim(ctx.send_id, rkey, {**base, "planned_id": planned})
     if existing is not None:
-        return Result(rkey, r.email, existing.get("status", "claimed"), existing.get("message_id"), cid, r.variant,
-                      fresh=False)
+        if not (existing.get("status") == "claimed" and ctx.provider.name == "sandbox" and existing.get("planned_id")):
+            return Result(rkey, r.email, existing.get("status", "claimed"), existing.get("message_id"), cid,
+                          r.variant, fresh=False)
+        # A crash between claim and send: the sandbox's write is keyed by the planned id, so
+        # finishing it now cannot record the message twice. (SES has no such key: at most once.)
+        planned = existing["planned_id"]
     link = {"a": ctx.account_id, "s": ctx.send_id, "r": rkey, "t": cid, "v": r.variant}
     subject = ctx.subject
     if ctx.variants and r.variant is not None and 0 <= r.variant < len(ctx.variants):
@@ -109,7 +114,7 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
                           attachments=ctx.attachments, campaign_id=ctx.campaign_id, bulk_id=ctx.bulk_id,
                           send_id=ctx.send_id, rkey=rkey, metadata=ctx.metadata)
     try:
-        out = providers.send(ctx.provider.name, msg)
+        out = providers.send(ctx.provider.name, msg, message_id=planned)
     except ses.SendThrottled:
         repo.release_claim(ctx.send_id, rkey)
         raise Throttled("provider throttled") from None

@@ -43,10 +43,11 @@ def choose(config: dict | None, *, send_test: bool = False, skip_actual_send: bo
                           reply_to=reply_to)
 
 
-def send(provider: str, msg: OutboundMessage) -> SendOutcome:
+def send(provider: str, msg: OutboundMessage, *, message_id: str | None = None) -> SendOutcome:
+    """Send ``msg``. The sandbox records it under ``message_id`` (idempotent for a given id)."""
     if provider == "ses":
         return SendOutcome(ses.send(msg), "sent")
-    mid = "sandbox-" + ids.sortable_id().lower()
+    mid = message_id or "sandbox-" + ids.sortable_id().lower()
     simulated = SIMULATED.get(msg.to.lower())
     repo.put_outbox(msg.account_id, {
         "id": mid, "to": msg.to, "to_lc": msg.to.lower(), "cc": msg.cc, "bcc": msg.bcc,
