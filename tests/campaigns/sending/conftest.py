@@ -74,6 +74,15 @@ def pipe(campaigns_app) -> Pipeline:
     return Pipeline(campaigns_app)
 
 
+@pytest.fixture
+def later():
+    """Move the service clock forward (opens within seconds of the send count as machine opens)."""
+    from lambdakit import clock
+
+    yield lambda seconds=30: clock.set_offset(seconds)
+    clock.set_offset(0)
+
+
 class Receiver:
     """A webhook receiver on 127.0.0.1 that records requests and answers from a script."""
 
@@ -121,3 +130,28 @@ def wait_until(pred, timeout: float = 5.0):
             return True
         time.sleep(0.05)
     return False
+
+
+SANDBOX = {"from_email": "news@example.com", "from_name": "News", "provider": {"provider": "sandbox"}}
+
+
+def _make_campaign(camp, **over) -> str:
+    body = {"name": "Spring", "subject": "Hello {{first_name}}{{email}}", "content":
+            "<html><body><p>Hi {{email}}</p><a href=\"https://shop.example.com/sale\">Sale</a>"
+            "<a href=\"{{unsubscribe_url}}\">unsubscribe</a></body></html>",
+            "audience": {"type": "test", "test_emails": [f"r{i}@example.com" for i in range(5)]},
+            "schedule": {"type": "immediate"},
+            "tracking": {"track_opens": True, "track_clicks": True,
+                         "utm_params": {"source": "newsletter", "medium": "email", "campaign": "spring"}},
+            "settings": SANDBOX, **over}
+    r = camp.post("/campaigns", json=body)
+    assert r.status == 201, r.text
+    d = r.json()["data"]
+    assert d["status"] == "draft" and set(d) == {"id", "name", "status", "created_at"}
+    return d["id"]
+
+
+@pytest.fixture
+def new_campaign(camp):
+    """``new_campaign(**overrides) -> id``: a sandbox draft campaign with a 5-address test audience."""
+    return lambda **over: _make_campaign(camp, **over)

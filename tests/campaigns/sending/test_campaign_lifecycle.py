@@ -6,28 +6,9 @@ import json
 
 from lambdakit import clock
 
-SANDBOX = {"from_email": "news@example.com", "from_name": "News", "provider": {"provider": "sandbox"}}
-
-
-def make_campaign(camp, **over) -> str:
-    body = {"name": "Spring", "subject": "Hello {{first_name}}{{email}}", "content":
-            "<html><body><p>Hi {{email}}</p><a href=\"https://shop.example.com/sale\">Sale</a>"
-            "<a href=\"{{unsubscribe_url}}\">unsubscribe</a></body></html>",
-            "audience": {"type": "test", "test_emails": [f"r{i}@example.com" for i in range(5)]},
-            "schedule": {"type": "immediate"},
-            "tracking": {"track_opens": True, "track_clicks": True,
-                         "utm_params": {"source": "newsletter", "medium": "email", "campaign": "spring"}},
-            "settings": SANDBOX, **over}
-    r = camp.post("/campaigns", json=body)
-    assert r.status == 201, r.text
-    d = r.json()["data"]
-    assert d["status"] == "draft" and set(d) == {"id", "name", "status", "created_at"}
-    return d["id"]
-
-
-def test_crud_list_and_partial_update(camp):
-    cid = make_campaign(camp)
-    make_campaign(camp, name="Autumn")
+def test_crud_list_and_partial_update(new_campaign, camp):
+    cid = new_campaign()
+    new_campaign(name="Autumn")
     r = camp.get("/campaigns", query={"limit": 1})
     data = r.json()["data"]
     assert data["pagination"] == {"page": 1, "limit": 1, "total": 2, "pages": 2}
@@ -41,8 +22,8 @@ def test_crud_list_and_partial_update(camp):
     assert camp.get("/campaigns/nope").status == 404
 
 
-def test_send_needs_confirm_and_invalid_transitions_are_409(camp):
-    cid = make_campaign(camp)
+def test_send_needs_confirm_and_invalid_transitions_are_409(new_campaign, camp):
+    cid = new_campaign()
     assert camp.post(f"/campaigns/{cid}/send", json={}).status == 422
     assert camp.post(f"/campaigns/{cid}/send", json={"confirm": False}).status == 422
     r = camp.post(f"/campaigns/{cid}/send", json={"confirm": True})
@@ -59,8 +40,8 @@ def test_send_needs_confirm_and_invalid_transitions_are_409(camp):
     assert camp.put(f"/campaigns/{cid}", json={"name": "y"}).status == 409
 
 
-def test_immediate_send_reaches_sent_with_rendered_tracked_mail(camp, pipe):
-    cid = make_campaign(camp)
+def test_immediate_send_reaches_sent_with_rendered_tracked_mail(new_campaign, camp, pipe):
+    cid = new_campaign()
     assert camp.post(f"/campaigns/{cid}/send", json={"confirm": True}).status == 200
     pipe.send_all()
     d = camp.get(f"/campaigns/{cid}").json()["data"]
@@ -79,12 +60,12 @@ def test_immediate_send_reaches_sent_with_rendered_tracked_mail(camp, pipe):
     assert camp.get(f"/campaigns/{cid}").json()["data"]["stats"]["sent"] == 5
 
 
-def test_scheduled_campaign_waits_for_its_time_then_dispatcher_sends(camp, pipe):
+def test_scheduled_campaign_waits_for_its_time_then_dispatcher_sends(new_campaign, camp, pipe):
     later = clock.iso(clock.now().replace(microsecond=0)) .replace("Z", "Z")
     import datetime as dt
 
     when = clock.iso(clock.now() + dt.timedelta(hours=1))
-    cid = make_campaign(camp, schedule={"type": "scheduled", "date": when})
+    cid = new_campaign(schedule={"type": "scheduled", "date": when})
     d = camp.post(f"/campaigns/{cid}/send", json={"confirm": True}).json()["data"]
     assert d["scheduled_for"] == when and later
     pipe.tick()
@@ -99,8 +80,8 @@ def test_scheduled_campaign_waits_for_its_time_then_dispatcher_sends(camp, pipe)
     assert camp.get(f"/campaigns/{cid}").json()["data"]["status"] == "sent"
 
 
-def test_send_test_only_goes_to_test_emails_and_keeps_status(camp, pipe):
-    cid = make_campaign(camp)
+def test_send_test_only_goes_to_test_emails_and_keeps_status(new_campaign, camp, pipe):
+    cid = new_campaign()
     r = camp.post(f"/campaigns/{cid}/send", json={"send_test": True, "test_emails": ["qa@example.com"]})
     assert r.status == 200, r.text
     assert r.json()["data"]["status"] == "draft"
@@ -127,8 +108,8 @@ def _batch_messages(pipe):
     return url, out
 
 
-def test_worker_crash_mid_batch_then_redelivery_sends_each_recipient_once(camp, pipe, monkeypatch):
-    cid = make_campaign(camp, audience={"type": "test", "test_emails": [f"c{i}@example.com" for i in range(6)]})
+def test_worker_crash_mid_batch_then_redelivery_sends_each_recipient_once(new_campaign, camp, pipe, monkeypatch):
+    cid = new_campaign(audience={"type": "test", "test_emails": [f"c{i}@example.com" for i in range(6)]})
     camp.post(f"/campaigns/{cid}/send", json={"confirm": True})
     url, batches = _batch_messages(pipe)
     assert len(batches) == 1
@@ -159,8 +140,8 @@ def test_worker_crash_mid_batch_then_redelivery_sends_each_recipient_once(camp, 
     assert d["status"] == "sent" and d["stats"]["sent"] == 6 and d["stats"]["delivered"] == 6
 
 
-def test_cancel_during_sending_stops_the_rest(camp, pipe):
-    cid = make_campaign(camp, audience={"type": "test", "test_emails": [f"k{i}@example.com" for i in range(5)]})
+def test_cancel_during_sending_stops_the_rest(new_campaign, camp, pipe):
+    cid = new_campaign(audience={"type": "test", "test_emails": [f"k{i}@example.com" for i in range(5)]})
     camp.post(f"/campaigns/{cid}/send", json={"confirm": True})
     url, batches = _batch_messages(pipe)
     assert camp.get(f"/campaigns/{cid}").json()["data"]["status"] == "sending"
@@ -172,16 +153,16 @@ def test_cancel_during_sending_stops_the_rest(camp, pipe):
     assert camp.get(f"/campaigns/{cid}").json()["data"]["status"] == "cancelled"
 
 
-def test_campaign_send_idempotency_key(camp):
-    cid = make_campaign(camp)
+def test_campaign_send_idempotency_key(new_campaign, camp):
+    cid = new_campaign()
     h = {"Idempotency-Key": "k-send"}
     r1 = camp.post(f"/campaigns/{cid}/send", json={"confirm": True}, headers=h)
     r2 = camp.post(f"/campaigns/{cid}/send", json={"confirm": True}, headers=h)
     assert r1.status == r2.status == 200 and r1.json()["data"] == r2.json()["data"]
 
 
-def test_tenant_isolation(camp, campaigns_app, make_key):
-    cid = make_campaign(camp)
+def test_tenant_isolation(new_campaign, camp, campaigns_app, make_key):
+    cid = new_campaign()
     other = make_key(account_id="acct-other")
     r = campaigns_app.campaigns.get(f"/campaigns/{cid}", headers={"Authorization": f"Bearer {other}"})
     assert r.status == 404

@@ -9,7 +9,8 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from ..http import logger
 from . import service
 
-processor = BatchProcessor(event_type=EventType.SQS)
+# All-failed batches still answer with batchItemFailures (visibility was set per message).
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
 def record_handler(record: SQSRecord) -> str:

@@ -12,7 +12,8 @@ from ..http import logger
 from . import batches, pipeline
 from . import repository as repo
 
-processor = BatchProcessor(event_type=EventType.SQS)
+# All-failed batches still answer with batchItemFailures (visibility was set per message).
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 _context = {"lambda": None}
 
 THROTTLE_BACKOFF_SECONDS = 5

@@ -11,7 +11,8 @@ from ..http import logger
 from . import repository as repo
 from . import service
 
-processor = BatchProcessor(event_type=EventType.SQS)
+# All-failed batches still answer with batchItemFailures (visibility was set per message).
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
 def record_handler(record: SQSRecord) -> str:
