@@ -73,6 +73,12 @@ class CampaignsSettings(ServiceSettings):
     presign_ttl_seconds: int = 900
     #: Deepest offset reachable with page numbers; deeper pages use ``cursor``.
     max_page_offset: int = 10_000
+    #: Queue of the import worker (import continuations, list detach jobs).
+    import_queue_url: str = ""
+    #: Bucket receiving asynchronous import uploads (its ObjectCreated events feed the import queue).
+    import_bucket: str = ""
+    #: Rows one worker invocation processes before handing over to a continuation message.
+    import_rows_per_invocation: int = 50_000
 
 
 def settings() -> CampaignsSettings:

@@ -1,0 +1,66 @@
+"""Page/cursor helpers shared by the audience list routes."""
+from __future__ import annotations
+
+from lambdakit.ddb import decode_cursor, encode_cursor
+from lambdakit.errors import ValidationFailed
+
+
+def parse_cursor(cursor: str | None, *, expect: dict[str, str] | None = None) -> dict | None:
+    """Decode an opaque cursor. ``expect`` pins attributes (e.g. the partition key) so a
+    cursor made for another query or account is rejected with 422."""
+    try:
+        data = decode_cursor(cursor)
+    except ValueError:
+        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
+    if data is not None and expect:
+        for k, v in expect.items():
+            if data.get(k) != v:
+                raise ValidationFailed("Invalid cursor", fields={"cursor": "Cursor does not match this query"})
+    return data
+
+
+def make_cursor(key: dict | None) -> str | None:
+    return encode_cursor(key)
+
+
+def key_of(item: dict, index: str | None = None) -> dict:
+    """The ExclusiveStartKey that resumes a query right after ``item``."""
+    k = {"pk": item["pk"], "sk": item["sk"]}
+    if index:
+        k[f"{index}pk"] = item[f"{index}pk"]
+        k[f"{index}sk"] = item[f"{index}sk"]
+    return k
+
+
+def walk(fetch, *, skip: int, need: int, start: dict | None, index: str | None = None, enrich=None, match=None,
+         budget: int = 12) -> tuple[list, dict | None, bool]:
+    """Collect ``need`` results after skipping ``skip`` from a key query, page by page.
+
+    ``fetch(limit, cursor) -> (items, last_key)`` runs one query; ``enrich(items)`` maps
+    index items to the objects returned (same order, ``None`` for a dangling entry);
+    ``match(obj)`` filters what the query's key and FilterExpression could not. At most
+    ``budget`` queries run, so a request's cost is bounded whatever the data size.
+    Returns ``(results, resume_key, complete)``; ``complete`` is false when the budget ran
+    out first (the caller then returns what it has and ``resume_key``).
+    """
+    out: list = []
+    cursor = start
+    for _ in range(budget):
+        remaining = need + skip - len(out)
+        n = remaining if match is None else max(50, min(400, 2 * remaining))
+        items, last = fetch(min(max(n, 1), 1000), cursor)
+        objs = enrich(items) if enrich else items
+        for i, (raw, obj) in enumerate(zip(items, objs)):
+            if obj is None or (match is not None and not match(obj)):
+                continue
+            if skip:
+                skip -= 1
+                continue
+            out.append(obj)
+            if len(out) == need:
+                at_end = i == len(items) - 1 and last is None
+                return out, None if at_end else key_of(raw, index), True
+        if last is None:
+            return out, None, True
+        cursor = last
+    return out, cursor, False

@@ -1,0 +1,1 @@
+"""Contacts: CRUD, filters, erasure, import and export."""

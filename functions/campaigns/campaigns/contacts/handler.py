@@ -1,0 +1,100 @@
+"""/contacts routes: CRUD, filtered listing, import (in-request and asynchronous), export."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit import multipart
+from lambdakit.errors import ApiError
+from lambdakit.http import header, json_object, query, raw_body
+
+from ..auth import principal, require
+from ..http import build_app, lambda_entry, ok
+from ..settings import settings
+from . import service
+
+router = APIGatewayHttpRouter()
+
+
+def _acct() -> str:
+    return principal(router).account_id
+
+
+@router.get("/contacts", middlewares=[require("contacts:read")], summary="List contacts",
+            description="Filters list_id, tag, status, search (case-insensitive prefix of email or name) combine. "
+                        "page/limit (max 100) or the opaque cursor from data.pagination.next_cursor.")
+def list_contacts():
+    q = lambda n: query(router, n)  # noqa: E731
+    data = service.list_contacts(_acct(), page=q("page"), limit=q("limit"), cursor=q("cursor"),
+                                 list_id=q("list_id"), tag=q("tag"), status=q("status"), search=q("search"))
+    return ok(data, "Contacts retrieved")
+
+
+@router.post("/contacts", middlewares=[require("contacts:write")], summary="Create a contact",
+             description="409 CONFLICT with details.email when the email exists (case-insensitive).")
+def create_contact():
+    return ok(service.create(_acct(), json_object(router)), "Contact created", status=201)
+
+
+@router.get("/contacts/export", middlewares=[require("contacts:read")], summary="Export contacts",
+            description="format csv|json, list_id, fields (comma-separated), status. Big exports answer with a "
+                        "presigned download URL instead of the file.")
+def export_contacts():
+    r = service.export(_acct(), fmt=query(router, "format"), list_id=query(router, "list_id"),
+                       fields=query(router, "fields"), status=query(router, "status"))
+    if "inline" in r:
+        body, ctype, filename = r["inline"]
+        return Response(status_code=200, content_type=ctype, body=body.decode("utf-8"),
+                        headers={"Content-Disposition": f'attachment; filename="{filename}"',
+                                 "X-Total-Count": str(r["count"])})
+    return ok(r, "Export is ready for download")
+
+
+@router.post("/contacts/import", middlewares=[require("contacts:write")], summary="Import contacts from CSV",
+             description="multipart/form-data: file, list_id, tags (comma-separated), update_existing. "
+                         "data: imported, updated, skipped, errors[{line, error}].")
+def import_contacts():
+    max_bytes = settings().import_max_bytes
+    try:
+        form = multipart.parse(raw_body(router), header(router, "content-type"), max_bytes=max_bytes)
+    except ApiError as exc:
+        if exc.status == 413:
+            raise ApiError(f"Files over {max_bytes} bytes must use POST /contacts/imports (asynchronous job)",
+                           code="PAYLOAD_TOO_LARGE", status=413) from None
+        raise
+    data = service.import_file(_acct(), form)
+    return ok(data, f"Imported {data['imported']}, updated {data['updated']}, skipped {data['skipped']}")
+
+
+@router.post("/contacts/imports", middlewares=[require("contacts:write")], summary="Start an asynchronous import",
+             description="JSON {list_id, tags, update_existing}; returns job_id and a presigned S3 upload (POST "
+                         "form) for the CSV. The upload starts the job.")
+def start_import():
+    job = service.create_import_job(_acct(), json_object(router, required=False))
+    return ok(job, "Upload the CSV to the presigned URL to start the import", status=202)
+
+
+@router.get("/contacts/imports/<job_id>", middlewares=[require("contacts:read")], summary="Import job status",
+            description="status, processed/total, imported, updated, skipped, errors.")
+def get_import(job_id: str):
+    return ok(service.get_import_job(_acct(), job_id), "Import job retrieved")
+
+
+@router.get("/contacts/<id>", middlewares=[require("contacts:read")], summary="Get a contact")
+def get_contact(id: str):
+    return ok(service.get(_acct(), id), "Contact retrieved")
+
+
+@router.put("/contacts/<id>", middlewares=[require("contacts:write")], summary="Update a contact (partial)")
+def update_contact(id: str):
+    return ok(service.update(_acct(), id, json_object(router)), "Contact updated")
+
+
+@router.delete("/contacts/<id>", middlewares=[require("contacts:delete")], summary="Erase a contact",
+               description="Data-protection erasure of the contact and every record holding its personal data.")
+def delete_contact(id: str):
+    return ok(service.delete(_acct(), id), "Contact erased")
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

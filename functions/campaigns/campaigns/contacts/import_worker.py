@@ -1,0 +1,52 @@
+"""Import queue worker: S3 ObjectCreated events of uploads (via the import queue),
+import continuations and list-detach jobs. Partial batch failures are reported."""
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import unquote_plus
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+
+from ..http import logger
+from . import service
+
+processor = BatchProcessor(event_type=EventType.SQS)
+UPLOAD_KEY = re.compile(r"^imports/(?P<a>[^/]+)/(?P<job>[0-9a-z]+)\.csv$")
+_ctx = {"lambda": None}
+
+
+def _time_left() -> int:
+    ctx = _ctx["lambda"]
+    return ctx.get_remaining_time_in_millis() if ctx else 900_000
+
+
+def handle(body: dict) -> None:
+    kind = body.get("type")
+    if kind == "import_continue":
+        service.run_import_job(body["account_id"], body["job_id"], body["bucket"], body["key"],
+                               time_left_ms=_time_left)
+        return
+    if kind == "detach_list":
+        service.detach_list(body["account_id"], body["list_id"], budget_items=5000)
+        return
+    for rec in body.get("Records") or []:  # S3 event notification
+        if not str(rec.get("eventName", "")).startswith("ObjectCreated"):
+            continue
+        bucket = rec["s3"]["bucket"]["name"]
+        key = unquote_plus(rec["s3"]["object"]["key"])
+        m = UPLOAD_KEY.match(key)
+        if not m:
+            logger.warning("ignoring upload with unexpected key")
+            continue
+        service.run_import_job(m["a"], m["job"], bucket, key, time_left_ms=_time_left)
+
+
+def record_handler(record) -> None:
+    handle(json.loads(record.body))
+
+
+def lambda_handler(event, context):
+    _ctx["lambda"] = context
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                    context=context)

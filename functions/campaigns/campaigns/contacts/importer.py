@@ -1,0 +1,194 @@
+"""CSV import rules, shared by the in-request import and the asynchronous worker.
+
+Columns: ``email`` (required), ``first_name``, ``last_name``, ``phone``, ``tags`` (``;``
+separates tags in a cell); every other column becomes a custom field (empty cells are
+ignored). Header names are matched case-insensitively. A bad row is reported as
+``{line, error}`` (line numbers count the header as line 1) and never stops the others.
+A repeated email inside the file is skipped after its first row. Existing contacts are
+skipped, or merged when ``update_existing`` (non-empty cells overwrite, tags and lists are
+added). New contacts are written with BatchWriteItem, 100 rows at a time, counters merged
+into one update per counter item.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from lambdakit import clock, ids
+from lambdakit.errors import ValidationFailed
+
+from ..common.emails import InvalidEmail, normalise_email
+from . import repository as repo
+from .models import MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
+
+STANDARD = ("email", "first_name", "last_name", "phone", "tags")
+CHUNK = 100
+
+
+@dataclass
+class ImportOptions:
+    list_id: str | None = None
+    tags: list[str] = field(default_factory=list)
+    update_existing: bool = False
+
+
+@dataclass
+class ChunkResult:
+    rows: int = 0
+    imported: int = 0
+    updated: int = 0
+    skipped: int = 0
+    errors: list[dict] = field(default_factory=list)
+
+
+def parse_bool(value: str | None, name: str) -> bool:
+    if value is None or value.strip() == "":
+        return False
+    v = value.strip().lower()
+    if v in ("true", "1", "yes", "on"):
+        return True
+    if v in ("false", "0", "no", "off"):
+        return False
+    raise ValidationFailed(f"{name} must be true or false", fields={name: "Must be true or false"})
+
+
+def parse_form_tags(value: str | None) -> list[str]:
+    try:
+        return clean_tags([t for t in (value or "").split(",")])
+    except ValueError as exc:
+        raise ValidationFailed("Invalid tags", fields={"tags": str(exc)}) from None
+
+
+def decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValidationFailed("The file must be UTF-8 encoded CSV", fields={"file": "Must be UTF-8 CSV"}) from None
+
+
+def rows(text: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """Header (lower-cased) and ``(line, row)`` pairs."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ValidationFailed("The file is empty", fields={"file": "Empty file"}) from None
+    except csv.Error:
+        raise ValidationFailed("The file is not valid CSV", fields={"file": "Invalid CSV"}) from None
+    names = [h.strip().lower() if h.strip().lower() in STANDARD else h.strip() for h in header]
+    if "email" not in names:
+        raise ValidationFailed("The CSV needs an email column", fields={"file": "Missing email column"})
+
+    def gen() -> Iterator[tuple[int, dict[str, str]]]:
+        line = reader.line_num
+        while True:
+            try:
+                cells = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield line + 1, {"__error__": f"Malformed CSV row: {exc}"}
+                line = reader.line_num
+                continue
+            start, line = line + 1, reader.line_num
+            if not any(c.strip() for c in cells):
+                continue
+            row = {}
+            for i, name in enumerate(names):
+                if name and i < len(cells):
+                    row[name] = cells[i]
+            if len(cells) > len(names):
+                row["__error__"] = "More cells than header columns"
+            yield start, row
+
+    return names, gen()
+
+
+def count_rows(text: str) -> int:
+    _, it = rows(text)
+    return sum(1 for _ in it)
+
+
+def _record(row: dict[str, str], opts: ImportOptions) -> dict:
+    if "__error__" in row:
+        raise ValueError(row["__error__"])
+    try:
+        email = normalise_email(row.get("email", ""))
+    except InvalidEmail as exc:
+        raise ValueError(str(exc)) from None
+    tags = clean_tags([t for t in (row.get("tags") or "").split(";")] + opts.tags)
+    custom = clean_custom({k: v.strip() for k, v in row.items() if k not in STANDARD and v and v.strip()})
+    rec = {"email": email, "tags": tags, "custom_fields": custom}
+    for k in ("first_name", "last_name", "phone"):
+        v = (row.get(k) or "").strip()
+        if len(v) > (50 if k == "phone" else 200):
+            raise ValueError(f"{k} is too long")
+        rec[k] = v
+    return rec
+
+
+def import_chunk(a: str, batch: list[tuple[int, dict[str, str]]], opts: ImportOptions, seen: set[str],
+                 merge: Callable[[str, str, dict, ImportOptions], bool]) -> ChunkResult:
+    """Validate, de-duplicate and write one chunk of rows."""
+    res = ChunkResult(rows=len(batch))
+    good: list[tuple[int, dict]] = []
+    for line, row in batch:
+        try:
+            rec = _record(row, opts)
+        except ValueError as exc:
+            res.errors.append({"line": line, "error": str(exc)})
+            continue
+        e = rec["email"].lower()
+        if e in seen:
+            res.skipped += 1
+            continue
+        seen.add(e)
+        good.append((line, rec))
+    existing = repo.email_items(a, [r["email"].lower() for _, r in good]) if good else {}
+    ops: list[dict] = []
+    now = clock.now_iso()
+    for line, rec in good:
+        hit = existing.get(rec["email"].lower())
+        if hit is not None:
+            if not opts.update_existing:
+                res.skipped += 1
+                continue
+            try:
+                changed = merge(a, hit["contact_id"], rec, opts)
+            except Exception as exc:  # noqa: BLE001 - a bad row never stops the others
+                res.errors.append({"line": line, "error": getattr(exc, "message", None) or str(exc)})
+                continue
+            res.updated += 1 if changed else 0
+            res.skipped += 0 if changed else 1
+            continue
+        c = {"id": ids.sortable_id().lower(), "account_id": a, "email": rec["email"],
+             "first_name": rec["first_name"], "last_name": rec["last_name"], "phone": rec["phone"],
+             "tags": rec["tags"], "custom_fields": rec["custom_fields"],
+             "lists": [opts.list_id] if opts.list_id else [], "status": "active", "created_at": now,
+             "updated_at": now, "version": 1}
+        ops.extend(repo.change_ops(a, None, c))
+        res.imported += 1
+    if ops:
+        repo.write_batch(ops)
+    return res
+
+
+def merge_fields(old: dict, rec: dict, opts: ImportOptions) -> dict | None:
+    """The merged contact for ``update_existing``, or ``None`` when nothing changes."""
+    new = dict(old)
+    for k in ("first_name", "last_name", "phone"):
+        if rec.get(k):
+            new[k] = rec[k]
+    new["tags"] = list(dict.fromkeys([*(old.get("tags") or []), *rec["tags"]]))
+    new["custom_fields"] = {**(old.get("custom_fields") or {}), **rec["custom_fields"]}
+    lists = list(old.get("lists") or [])
+    if opts.list_id and opts.list_id not in lists:
+        lists.append(opts.list_id)
+    new["lists"] = lists
+    if len(new["tags"]) > MAX_TAGS or len(lists) > MAX_LISTS:
+        raise ValueError(f"at most {MAX_TAGS} tags and {MAX_LISTS} lists per contact")
+    if all(new.get(k) == old.get(k) for k in ("first_name", "last_name", "phone", "tags", "custom_fields", "lists")):
+        return None
+    return new

@@ -1,0 +1,102 @@
+"""Data access for import jobs, import/export files and the import queue.
+
+Job item: ``pk=ACCT#<a>``, ``sk=IMPORT#<job_id>`` with status ``awaiting_upload → running →
+completed | failed``, counters (processed, total, imported, updated, skipped) and the first
+errors. Uploads go to ``imports/<account>/<job_id>.csv`` in the import bucket.
+"""
+from __future__ import annotations
+
+import json
+
+from lambdakit import aws
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed
+
+from ..common import keys
+from ..settings import settings
+
+MAX_ERRORS_KEPT = 100
+
+
+def _t() -> Table:
+    return Table(settings().table_name)
+
+
+def put_job(a: str, job: dict) -> None:
+    _t().put_new({"pk": keys.acct(a), "sk": f"IMPORT#{job['job_id']}", **job})
+
+
+def get_job(a: str, job_id: str, *, consistent: bool = False) -> dict | None:
+    return _t().get(keys.acct(a), f"IMPORT#{job_id}", consistent=consistent)
+
+
+def start_job(a: str, job_id: str, now: str, total: int) -> dict | None:
+    """awaiting_upload → running (once); a running job is returned as is (resumption)."""
+    try:
+        return _t().update(keys.acct(a), f"IMPORT#{job_id}", set={"status": "running", "started_at": now},
+                           set_if_absent={"total": total},
+                           condition="#s = :waiting", names={"#s": "status"}, values={":waiting": "awaiting_upload"})
+    except ConditionFailed as exc:
+        job = exc.item or get_job(a, job_id, consistent=True)
+        return job if job and job.get("status") == "running" else None
+
+
+def advance(a: str, job_id: str, expected_processed: int, delta: dict[str, int], errors: list[dict],
+            job_errors_len: int) -> bool:
+    """Commit one chunk's progress; False when another worker already advanced the job."""
+    keep = errors[: max(0, MAX_ERRORS_KEPT - job_errors_len)]
+    try:
+        _t().update(keys.acct(a), f"IMPORT#{job_id}", add=delta, append={"errors": keep} if keep else None,
+                    condition="#s = :running AND #p = :p",
+                    names={"#s": "status", "#p": "processed"}, values={":running": "running", ":p": expected_processed},
+                    return_values="NONE")
+        return True
+    except ConditionFailed:
+        return False
+
+
+def finish(a: str, job_id: str, status: str, now: str, error: str | None = None) -> None:
+    s = {"status": status, "finished_at": now}
+    if error:
+        s["failure"] = error
+    try:
+        _t().update(keys.acct(a), f"IMPORT#{job_id}", set=s, condition="#s = :running",
+                    names={"#s": "status"}, values={":running": "running"}, return_values="NONE")
+    except ConditionFailed:
+        pass
+
+
+# ---------------------------------------------------------------- S3
+def upload_key(a: str, job_id: str) -> str:
+    return f"imports/{a}/{job_id}.csv"
+
+
+def presigned_upload(key: str, max_bytes: int, ttl: int) -> dict:
+    return aws.client("s3").generate_presigned_post(
+        Bucket=settings().import_bucket, Key=key, Fields={"Content-Type": "text/csv"},
+        Conditions=[["content-length-range", 1, max_bytes], {"Content-Type": "text/csv"}], ExpiresIn=ttl)
+
+
+def read_upload(bucket: str, key: str) -> bytes:
+    return aws.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read()
+
+
+def upload_size(bucket: str, key: str) -> int:
+    return int(aws.client("s3").head_object(Bucket=bucket, Key=key)["ContentLength"])
+
+
+def delete_upload(bucket: str, key: str) -> None:
+    aws.client("s3").delete_object(Bucket=bucket, Key=key)
+
+
+def put_export(key: str, body: bytes, content_type: str, filename: str, ttl: int) -> str:
+    s3 = aws.client("s3")
+    bucket = settings().files_bucket
+    s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type,
+                  ContentDisposition=f'attachment; filename="{filename}"')
+    return s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=ttl)
+
+
+# ---------------------------------------------------------------- queue
+def enqueue(message: dict) -> None:
+    aws.client("sqs").send_message(QueueUrl=settings().import_queue_url, MessageBody=json.dumps(message))

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..common.emails import InvalidEmail, normalise_email
+
+STATUSES = ("active", "unsubscribed", "bounced")
+MAX_TAGS = 20
+MAX_LISTS = 20
+MAX_CUSTOM_FIELDS = 50
+
+
+def clean_tags(v: Any) -> list[str]:
+    if v is None:
+        return []
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list):
+        raise ValueError("must be an array of strings")
+    out: list[str] = []
+    for t in v:
+        if not isinstance(t, str):
+            raise ValueError("must be an array of strings")
+        t = t.strip()
+        if not t:
+            continue
+        if len(t) > 64 or "#" in t:
+            raise ValueError("tags are 1-64 characters without '#'")
+        if t not in out:
+            out.append(t)
+    if len(out) > MAX_TAGS:
+        raise ValueError(f"at most {MAX_TAGS} tags")
+    return out
+
+
+def clean_custom(v: Any) -> dict[str, str]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise ValueError("must be an object of strings")
+    out: dict[str, str] = {}
+    for k, val in v.items():
+        k = str(k).strip()
+        if not k or len(k) > 64:
+            raise ValueError("keys are 1-64 characters")
+        if val is None:
+            continue
+        if isinstance(val, bool) or not isinstance(val, (str, int, float)):
+            raise ValueError(f"value of {k!r} must be a string")
+        s = str(val)
+        if len(s) > 2000:
+            raise ValueError(f"value of {k!r} is too long")
+        out[k] = s
+    if len(out) > MAX_CUSTOM_FIELDS:
+        raise ValueError(f"at most {MAX_CUSTOM_FIELDS} custom fields")
+    return out
+
+
+def clean_lists(v: Any) -> list[str]:
+    if v is None:
+        return []
+    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+        raise ValueError("must be an array of list ids")
+    out = list(dict.fromkeys(x.strip() for x in v))
+    if len(out) > MAX_LISTS:
+        raise ValueError(f"at most {MAX_LISTS} lists")
+    return out
+
+
+def clean_email(v: Any) -> str:
+    try:
+        return normalise_email(v)
+    except InvalidEmail as exc:
+        raise ValueError(str(exc)) from None
+
+
+class _Fields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    first_name: str | None = Field(default=None, max_length=200)
+    last_name: str | None = Field(default=None, max_length=200)
+    phone: str | None = Field(default=None, max_length=50)
+    tags: Any = None
+    custom_fields: Any = None
+    lists: Any = None
+    status: Literal["active", "unsubscribed", "bounced"] | None = None
+
+    _tags = field_validator("tags")(classmethod(lambda cls, v: None if v is None else clean_tags(v)))
+    _custom = field_validator("custom_fields")(classmethod(lambda cls, v: None if v is None else clean_custom(v)))
+    _lists = field_validator("lists")(classmethod(lambda cls, v: None if v is None else clean_lists(v)))
+
+
+class ContactIn(_Fields):
+    email: str
+
+    _email = field_validator("email", mode="before")(classmethod(lambda cls, v: clean_email(v)))
+
+
+class ContactPatch(_Fields):
+    email: str | None = None
+
+    _email = field_validator("email", mode="before")(
+        classmethod(lambda cls, v: None if v is None else clean_email(v)))
+
+
+class ContactOut(BaseModel):
+    id: str
+    email: str
+    first_name: str = ""
+    last_name: str = ""
+    phone: str = ""
+    tags: list[str] = []
+    custom_fields: dict[str, str] = {}
+    lists: list[str] = []
+    status: str
+    created_at: str
+    updated_at: str

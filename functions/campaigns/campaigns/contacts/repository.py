@@ -1,0 +1,262 @@
+"""Contact items and every index/counter that follows them.
+
+Items (``a`` = account id, ``cid`` = contact id, ``e`` = lower-cased email):
+
+- contact ``pk=ACCT#a#C#cid, sk=C``: the record (with ``version``). GSIs:
+  gsi1 ``ACCT#a#CONTACTS`` / ``cid`` (all, newest first), gsi2 ``ACCT#a#CSTATUS#<status>`` / ``cid``,
+  gsi3 ``ACCT#a#CEMAIL`` / ``e`` (email prefix search).
+- email ``pk=ACCT#a#EMAIL#e, sk=EMAIL``: uniqueness guard → ``contact_id``; carries ``status`` and
+  the name search keys: gsi1 ``ACCT#a#CNAME`` / ``"<first last>#cid"``, gsi2 ``ACCT#a#CLAST`` / ``"<last>#cid"``.
+- list member ``pk=ACCT#a#LIST#<lid>#M, sk=C#cid`` (``status``); tag member ``pk=ACCT#a#TAG#<tag>, sk=C#cid``.
+- counters: ``STATS#CONTACTS`` (total + per status), list item (``contact_count`` + per status),
+  ``TAGSTAT#<tag>`` (total + per status).
+
+``change_ops(a, old, new)`` turns any transition (create, update, delete) into one
+transaction, so records, indexes and counters never disagree.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed
+
+from ..common import keys
+from ..settings import settings
+
+
+class WriteConflict(Exception):
+    """A transaction was cancelled: ``kind`` is ``email`` (address taken), ``version`` (the
+    contact changed meanwhile) or ``list`` (a list vanished)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def _name_l(c: dict) -> str:
+    return " ".join(x for x in ((c.get("first_name") or "").strip(), (c.get("last_name") or "").strip()) if x).lower()
+
+
+def contact_item(a: str, c: dict) -> dict:
+    pk, sk = keys.contact_key(a, c["id"])
+    e = c["email"].lower()
+    return {**c, "pk": pk, "sk": sk, "email_l": e,
+            "gsi1pk": keys.all_contacts_gsi(a), "gsi1sk": c["id"],
+            "gsi2pk": keys.status_gsi(a, c["status"]), "gsi2sk": c["id"],
+            "gsi3pk": f"ACCT#{a}#CEMAIL", "gsi3sk": e}
+
+
+def email_item(a: str, c: dict) -> dict:
+    pk, sk = keys.email_key(a, c["email"].lower())
+    item = {"pk": pk, "sk": sk, "contact_id": c["id"], "status": c["status"]}
+    name = _name_l(c)
+    if name:
+        item.update(gsi1pk=f"ACCT#{a}#CNAME", gsi1sk=f"{name}#{c['id']}")
+    last = (c.get("last_name") or "").strip().lower()
+    if last:
+        item.update(gsi2pk=f"ACCT#{a}#CLAST", gsi2sk=f"{last}#{c['id']}")
+    return item
+
+
+def change_ops(a: str, old: dict | None, new: dict | None, *, live_lists: set[str] | None = None) -> list[dict]:
+    """Transaction ops for ``old → new`` (either may be ``None``). ``live_lists``: the old
+    contact's lists that still exist (a deleted list's counters are not touched)."""
+    ops: list[dict] = []
+    cid = (new or old)["id"]
+    s0, s1 = (old or {}).get("status"), (new or {}).get("status")
+    # the record
+    if new is not None:
+        cond = ({"condition": "#v = :v", "names": {"#v": "version"}, "values": {":v": old["version"]}} if old
+                else {"condition": "attribute_not_exists(pk)"})
+        ops.append({"put": contact_item(a, new), **cond, "_kind": "version"})
+    else:
+        ops.append({"delete": keys.contact_key(a, cid), "condition": "#v = :v", "names": {"#v": "version"},
+                    "values": {":v": old["version"]}, "_kind": "version"})
+    # uniqueness guard (+ name search keys and status copy)
+    e0, e1 = (old or {}).get("email", "").lower(), (new or {}).get("email", "").lower()
+    if old and e0 != e1:
+        ops.append({"delete": keys.email_key(a, e0), "_kind": "version"})
+    if new is not None:
+        item = email_item(a, new)
+        if e0 == e1:
+            ops.append({"put": item, "_kind": "version"})
+        else:
+            ops.append({"put": item, "condition": "attribute_not_exists(pk)", "_kind": "email"})
+    # account counters
+    add: dict[str, int] = defaultdict(int)
+    if s0:
+        add["total"] -= 1
+        add[s0] -= 1
+    if s1:
+        add["total"] += 1
+        add[s1] += 1
+    add = {k: v for k, v in add.items() if v}
+    if add:
+        ops.append({"update": keys.stats_key(a, "CONTACTS"), "add": add, "_kind": "stats"})
+    # lists
+    l0 = set((old or {}).get("lists") or ()) & (live_lists if live_lists is not None else set((old or {}).get("lists") or ()))
+    l0_all = set((old or {}).get("lists") or ())
+    l1 = set((new or {}).get("lists") or ())
+    for lid in sorted(l0_all | l1):
+        member = (keys.list_members_pk(a, lid), f"C#{cid}")
+        delta = _delta(s0 if lid in l0 else None, s1 if lid in l1 else None, count="contact_count")
+        if lid in l1:
+            if lid not in l0_all or s0 != s1:
+                ops.append({"put": {"pk": member[0], "sk": member[1], "contact_id": cid, "status": s1},
+                            "_kind": "list"})
+        elif lid in l0_all:
+            ops.append({"delete": member, "_kind": "list"})
+        if delta:
+            ops.append({"update": keys.list_key(a, lid), "add": delta, "condition": "attribute_exists(pk)",
+                        "_kind": "list"})
+    # tags
+    t0, t1 = set((old or {}).get("tags") or ()), set((new or {}).get("tags") or ())
+    for tag in sorted(t0 | t1):
+        member = (keys.tag_members_pk(a, tag), f"C#{cid}")
+        if tag in t1 and (tag not in t0 or s0 != s1):
+            ops.append({"put": {"pk": member[0], "sk": member[1], "contact_id": cid, "status": s1},
+                        "_kind": "tag"})
+        elif tag not in t1:
+            ops.append({"delete": member, "_kind": "tag"})
+        delta = _delta(s0 if tag in t0 else None, s1 if tag in t1 else None, count="total")
+        if delta:
+            ops.append({"update": keys.tag_stats_key(a, tag), "add": delta, "set": {"tag": tag}, "_kind": "tag"})
+    return ops
+
+
+def _delta(s0: str | None, s1: str | None, *, count: str) -> dict[str, int]:
+    d: dict[str, int] = defaultdict(int)
+    if s0:
+        d[count] -= 1
+        d[s0] -= 1
+    if s1:
+        d[count] += 1
+        d[s1] += 1
+    return {k: v for k, v in d.items() if v}
+
+
+def write(ops: list[dict]) -> None:
+    """Run ``change_ops`` as one transaction (retrying transaction conflicts)."""
+    if len(ops) > 100:
+        raise WriteConflict("too_many")
+    clean = [{k: v for k, v in op.items() if k != "_kind"} for op in ops]
+    for attempt in range(6):
+        try:
+            table().transact(clean)
+            return
+        except ConditionFailed as exc:
+            reasons = exc.reasons
+            if "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons and attempt < 5:
+                time.sleep(random.uniform(0.01, 0.05) * (2 ** attempt))
+                continue
+            for op, reason in zip(ops, reasons):
+                if reason == "ConditionalCheckFailed":
+                    raise WriteConflict(op["_kind"]) from None
+            raise WriteConflict("version") from None
+
+
+def write_batch(ops: list[dict]) -> int:
+    """Apply the ops of many *new* contacts without transactions: items with BatchWriteItem
+    (25 a call), counter deltas merged into one UpdateItem per counter item. Returns the
+    number of items written."""
+    puts: list[dict] = []
+    counters: dict[tuple[str, str], dict] = {}
+    for op in ops:
+        if "put" in op:
+            puts.append(op["put"])
+        elif "update" in op:
+            entry = counters.setdefault(op["update"], {"add": defaultdict(int), "set": {}})
+            for k, v in (op.get("add") or {}).items():
+                entry["add"][k] += v
+            entry["set"].update(op.get("set") or {})
+    table().batch_write(puts=puts)
+    for (pk, sk), entry in counters.items():
+        add = {k: v for k, v in entry["add"].items() if v}
+        if add:
+            table().update(pk, sk, add=add, set=entry["set"] or None, return_values="NONE")
+    return len(puts)
+
+
+# ---------------------------------------------------------------- reads
+def get(a: str, cid: str, *, consistent: bool = False) -> dict | None:
+    return table().get(*keys.contact_key(a, cid), consistent=consistent)
+
+
+def get_email(a: str, email_l: str) -> dict | None:
+    return table().get(*keys.email_key(a, email_l), consistent=True)
+
+
+def email_items(a: str, emails_l: list[str]) -> dict[str, dict]:
+    got = table().batch_get([keys.email_key(a, e) for e in emails_l], consistent=True)
+    return {i["pk"].split("#EMAIL#", 1)[1]: i for i in got}
+
+
+def contacts_by_id(a: str, cids: list[str], *, consistent: bool = False) -> dict[str, dict]:
+    if not cids:
+        return {}
+    got = table().batch_get([keys.contact_key(a, c) for c in cids], consistent=consistent)
+    return {i["id"]: i for i in got}
+
+
+def counters(a: str, *, list_id: str | None = None, tag: str | None = None) -> dict[str, dict]:
+    """The contact, list and tag counter items in one BatchGetItem."""
+    want = {"contacts": keys.stats_key(a, "CONTACTS")}
+    if list_id:
+        want["list"] = keys.list_key(a, list_id)
+    if tag:
+        want["tag"] = keys.tag_stats_key(a, tag)
+    got = {(i["pk"], i["sk"]): i for i in table().batch_get(list(want.values()))}
+    return {name: got.get(k) for name, k in want.items()}
+
+
+def query_source(source: str, a: str, *, value: str | None, status: str | None, limit: int,
+                 cursor: dict | None) -> tuple[list[dict], dict | None]:
+    """One page of an index: ``all``, ``status``, ``list``, ``tag``, ``email`` (prefix),
+    ``name`` (prefix of "first last"), ``last`` (prefix of last name)."""
+    from boto3.dynamodb.conditions import Attr
+
+    t = table()
+    flt = Attr("status").eq(status) if status else None
+    if source == "all":
+        return t.query(keys.all_contacts_gsi(a), index="gsi1", limit=limit, cursor=cursor, forward=False)
+    if source == "status":
+        return t.query(keys.status_gsi(a, status), index="gsi2", limit=limit, cursor=cursor, forward=False)
+    if source == "list":
+        return t.query(keys.list_members_pk(a, value), filter=flt, limit=limit, cursor=cursor, forward=False)
+    if source == "tag":
+        return t.query(keys.tag_members_pk(a, value), filter=flt, limit=limit, cursor=cursor, forward=False)
+    if source == "email":
+        return t.query(f"ACCT#{a}#CEMAIL", index="gsi3", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
+    if source == "name":
+        return t.query(f"ACCT#{a}#CNAME", index="gsi1", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
+    if source == "last":
+        return t.query(f"ACCT#{a}#CLAST", index="gsi2", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
+    raise ValueError(source)
+
+
+SOURCE_INDEX = {"all": "gsi1", "status": "gsi2", "list": None, "tag": None, "email": "gsi3", "name": "gsi1",
+                "last": "gsi2"}
+
+
+def source_pk(source: str, a: str, value: str | None, status: str | None) -> tuple[str, str]:
+    """(attribute, value) of the partition key a cursor of ``source`` must carry."""
+    return {
+        "all": ("gsi1pk", keys.all_contacts_gsi(a)),
+        "status": ("gsi2pk", keys.status_gsi(a, status or "")),
+        "list": ("pk", keys.list_members_pk(a, value or "")),
+        "tag": ("pk", keys.tag_members_pk(a, value or "")),
+        "email": ("gsi3pk", f"ACCT#{a}#CEMAIL"),
+        "name": ("gsi1pk", f"ACCT#{a}#CNAME"),
+        "last": ("gsi2pk", f"ACCT#{a}#CLAST"),
+    }[source]
+
+
+def members_of_list(a: str, list_id: str, limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
+    return table().query(keys.list_members_pk(a, list_id), limit=limit, cursor=cursor)

@@ -1,0 +1,71 @@
+"""Lists: CRUD with per-list member counters. Deleting a list keeps its contacts and
+removes only the association (members are detached in the background)."""
+from __future__ import annotations
+
+from lambdakit import clock, ids
+from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.http import parse_model
+from lambdakit.pagination import page_meta, page_request
+
+from ..common import keys
+from ..common.pages import make_cursor, parse_cursor, walk
+from ..settings import settings
+from . import repository as repo
+from .models import ListIn, ListOut, ListPatch
+
+
+def public(item: dict) -> dict:
+    return ListOut.model_validate({**item, "contact_count": item.get("contact_count", 0),
+                                   "active_count": item.get("active", 0)}).model_dump()
+
+
+def create(a: str, body: dict) -> dict:
+    req: ListIn = parse_model(ListIn, body)
+    now = clock.now_iso()
+    item = {**req.model_dump(), "id": ids.sortable_id().lower(), "account_id": a, "contact_count": 0,
+            "active": 0, "unsubscribed": 0, "bounced": 0, "created_at": now, "updated_at": now}
+    repo.create(a, item)
+    return public(item)
+
+
+def get(a: str, list_id: str) -> dict:
+    item = repo.get(a, list_id)
+    if item is None:
+        raise NotFound("List not found")
+    return public(item)
+
+
+def require_lists(a: str, list_ids: list[str]) -> dict[str, dict]:
+    """The list items of ``list_ids``; 422 keyed ``lists`` when one is unknown."""
+    found = repo.get_many(a, list_ids)
+    missing = [i for i in list_ids if i not in found]
+    if missing:
+        raise ValidationFailed("Unknown list", fields={"lists": f"Unknown list id(s): {', '.join(missing)}"})
+    return found
+
+
+def update(a: str, list_id: str, body: dict) -> dict:
+    req: ListPatch = parse_model(ListPatch, body)
+    changes = req.model_dump(exclude_none=True)
+    changes["updated_at"] = clock.now_iso()
+    return public(repo.update(a, list_id, changes))
+
+
+def delete(a: str, list_id: str) -> dict:
+    repo.delete(a, list_id)
+    from ..contacts import service as contacts
+
+    pending = contacts.detach_list(a, list_id)
+    return {"id": list_id, "deleted": True, "detach_pending": pending}
+
+
+def list_page(a: str, page: str | None, limit: str | None, cursor: str | None) -> dict:
+    pr = page_request(page, limit)
+    start = parse_cursor(cursor, expect={"pk": keys.acct(a)})
+    if start is None and pr.offset > settings().max_page_offset:
+        raise ValidationFailed("Page too deep; use cursor", fields={"page": "Too deep; follow next_cursor"})
+    items, resume, _ = walk(lambda n, c: repo.page(a, n, c), skip=0 if start else pr.offset, need=pr.limit,
+                            start=start)
+    meta = page_meta(pr, repo.total(a))
+    meta["next_cursor"] = make_cursor(resume)
+    return {"lists": [public(i) for i in items], "pagination": meta}

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+NAME_RE = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
+
+
+def _url(v: str | None) -> str | None:
+    if v is None or v == "":
+        return v
+    from urllib.parse import urlparse
+
+    u = urlparse(v)
+    if u.scheme not in ("http", "https") or not u.netloc:
+        raise ValueError("must be an http(s) URL")
+    return v
+
+
+class _Base(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    category: str | None = Field(default=None, max_length=100)
+    variables: list[str] | None = Field(default=None, max_length=200)
+    preview_url: str | None = Field(default=None, max_length=2048)
+    type: Literal["html", "text"] | None = None
+
+    _purl = field_validator("preview_url")(classmethod(lambda cls, v: _url(v)))
+
+    @field_validator("variables")
+    @classmethod
+    def _vars(cls, v):
+        if v is None:
+            return v
+        import re
+
+        for x in v:
+            if not isinstance(x, str) or not re.match(NAME_RE, x):
+                raise ValueError("variable names are letters, digits, _, - and .")
+        return list(dict.fromkeys(v))
+
+
+class TemplateIn(_Base):
+    name: str = Field(min_length=1, max_length=200)
+    subject: str = Field(min_length=1, max_length=998)
+    content: str = Field(min_length=1, max_length=400_000)
+
+
+class TemplatePatch(_Base):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    subject: str | None = Field(default=None, min_length=1, max_length=998)
+    content: str | None = Field(default=None, min_length=1, max_length=400_000)
+
+
+class PreviewIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    variables: dict[str, Any] = Field(default_factory=dict)
+
+
+class TemplateOut(BaseModel):
+    id: str
+    name: str
+    subject: str
+    content: str
+    type: str
+    category: str
+    variables: list[str]
+    preview_url: str | None = None
+    created_at: str
+    updated_at: str
