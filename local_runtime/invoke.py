@@ -174,7 +174,7 @@ def not_found_result(service: str, method: str, path: str) -> HttpResult:
 
 
 def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
-             source_ip: str = "127.0.0.1") -> HttpResult:
+             source_ip: str = "127.0.0.1", invoker: Any = None) -> HttpResult:
     """Route a request exactly as the template's HttpApi events do and invoke the function."""
     match = svc.match(method, path)
     if match is None:
@@ -182,4 +182,4 @@ def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str
         return not_found_result(svc.name, method, path)
     route, params = match
     event = build_http_event(route, params, method, path, raw_query, headers, body, source_ip=source_ip)
-    return to_http_result(invoke(svc.functions[route.function], event))
+    return to_http_result((invoker or invoke)(svc.functions[route.function], event))
