@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from .stack import ACCOUNT, REGION, ROOT, Function, Route
 
@@ -174,12 +174,16 @@ def not_found_result(service: str, method: str, path: str) -> HttpResult:
 
 
 def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
-             source_ip: str = "127.0.0.1") -> HttpResult:
+             source_ip: str = "127.0.0.1", invoker: Any = None) -> HttpResult:
     """Route a request exactly as the template's HttpApi events do and invoke the function."""
+    # HTTP APIs match the percent-encoded path, then hand the function decoded values
+    # (rawPath and pathParameters), as observed on API Gateway.
     match = svc.match(method, path)
+    decoded = unquote(path)
     if match is None:
         ensure_paths(code_dirs=[svc.dir])
-        return not_found_result(svc.name, method, path)
+        return not_found_result(svc.name, method, decoded)
     route, params = match
-    event = build_http_event(route, params, method, path, raw_query, headers, body, source_ip=source_ip)
-    return to_http_result(invoke(svc.functions[route.function], event))
+    params = {k: unquote(v) for k, v in params.items()}
+    event = build_http_event(route, params, method, decoded, raw_query, headers, body, source_ip=source_ip)
+    return to_http_result((invoker or invoke)(svc.functions[route.function], event))
