@@ -10,17 +10,8 @@ from __future__ import annotations
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 
+from ..common import keys
 from ..settings import settings
-
-try:
-    from ..common import keys
-except ImportError:  # until the audience slice's key module is merged: the same documented layout
-    class keys:  # noqa: N801
-        acct = staticmethod(lambda a: f"ACCT#{a}")
-        list_key = staticmethod(lambda a, lid: (f"ACCT#{a}", f"LIST#{lid}"))
-        list_members_pk = staticmethod(lambda a, lid: f"ACCT#{a}#LIST#{lid}#M")
-        contact_key = staticmethod(lambda a, cid: (f"ACCT#{a}#C#{cid}", "C"))
-        email_key = staticmethod(lambda a, e: (f"ACCT#{a}#EMAIL#{e}", "EMAIL"))
 
 
 def table() -> Table:
