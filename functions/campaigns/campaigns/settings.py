@@ -22,6 +22,8 @@ class CampaignsSettings(ServiceSettings):
     ses_configuration_set: str = ""
     #: Used when SES GetAccount is unavailable (the emulator) or fails; SES's sandbox default is 1/s.
     ses_fallback_max_send_rate: float = 50.0
+    #: Overrides SES GetAccount's MaxSendRate when > 0 (benchmarks against the emulator, whose quota is 1/s).
+    ses_max_send_rate: float = 0.0
     #: Per-account sending limit (messages per second, across all workers).
     account_send_rate_per_second: int = 200
     #: Default From address when neither the request nor the campaign gives one.

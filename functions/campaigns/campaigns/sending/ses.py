@@ -26,6 +26,8 @@ class SendThrottled(Exception):
 def max_send_rate() -> float:
     """SES ``MaxSendRate`` from GetAccount, cached for 10 minutes per container."""
     global _rate
+    if settings().ses_max_send_rate > 0:
+        return float(settings().ses_max_send_rate)
     with _rate_lock:
         now = time.monotonic()
         if _rate and now - _rate[1] < 600:
