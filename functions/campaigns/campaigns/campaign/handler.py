@@ -50,7 +50,7 @@ def send_campaign(id: str):
     raw = json_object(router, required=False)
     parse_model(SendRequest, raw)
     res = idempotency.call("campaign.send", _acct(), header(router, "idempotency-key"), {"id": id, **raw},
-                           {"account_id": _acct(), "cid": id, "body": raw})
+                           {"account_id": _acct(), "cid": id, "body": raw}, router.lambda_context)
     return ok(res, "Test email sent" if res.get("test") else "Campaign scheduled")
 
 

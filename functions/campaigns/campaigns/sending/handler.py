@@ -26,7 +26,7 @@ def send_email():
     raw = json_object(router)
     parse_model(SendEmail, raw)  # validate before taking the idempotency key
     res = idempotency.call("email.send", _acct(), header(router, "idempotency-key"), raw,
-                           {"account_id": _acct(), "body": raw})
+                           {"account_id": _acct(), "body": raw}, router.lambda_context)
     return ok(res["data"], "Email sent" if res["data"]["status"] != "suppressed" else "Recipient is suppressed",
               status=res["status"])
 
@@ -38,7 +38,7 @@ def send_bulk():
     raw = json_object(router)
     parse_model(BulkSend, raw)
     res = idempotency.call("email.bulk", _acct(), header(router, "idempotency-key"), raw,
-                           {"account_id": _acct(), "body": raw})
+                           {"account_id": _acct(), "body": raw}, router.lambda_context)
     return ok(res["data"], "Bulk send queued", status=res["status"])
 
 

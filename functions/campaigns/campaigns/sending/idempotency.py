@@ -12,7 +12,7 @@ from ..settings import settings
 
 EXPIRY_SECONDS = 24 * 3600
 _OPS: dict[str, Callable[..., dict]] = {}
-_decorated: dict[str, Callable[..., dict]] = {}
+_decorated: dict[str, tuple[Callable[..., dict], Any]] = {}
 
 
 def _build(table_name: str):
@@ -28,14 +28,14 @@ def _build(table_name: str):
     def run(request: dict) -> dict:
         return _OPS[request["op"]](**request["args"])
 
-    return run
+    return run, config
 
 
 def register(op: str, fn: Callable[..., dict]) -> None:
     _OPS[op] = fn
 
 
-def call(op: str, account_id: str, key: str | None, body: Any, args: dict) -> dict:
+def call(op: str, account_id: str, key: str | None, body: Any, args: dict, lambda_context: Any = None) -> dict:
     """Run ``op`` (a registered function returning a JSON-able dict) once per (account, key)."""
     if not key:
         return _OPS[op](**args)
@@ -45,7 +45,9 @@ def call(op: str, account_id: str, key: str | None, body: Any, args: dict) -> di
                                                                         IdempotencyValidationError)
 
     name = settings().table_name
-    fn = _decorated.get(name) or _decorated.setdefault(name, _build(name))
+    fn, config = _decorated.get(name) or _decorated.setdefault(name, _build(name))
+    if lambda_context is not None and hasattr(lambda_context, "get_remaining_time_in_millis"):
+        config.register_lambda_context(lambda_context)  # in-progress records expire with the invocation
     try:
         return fn(request={"op": op, "account": account_id, "key": key, "body": body, "args": args})
     except IdempotencyValidationError:

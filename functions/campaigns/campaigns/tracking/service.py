@@ -83,14 +83,21 @@ def _recipient(payload: dict) -> dict | None:
     return rec
 
 
-def record_open(payload: dict, req: RequestInfo) -> str:
+def _trackable(payload: dict) -> tuple[dict, str | None]:
+    """The recipient record, or a reason not to record (unknown recipient, test send)."""
     rec = _recipient(payload)
     if not rec:
-        return "unknown"
-    if (rec.get("kind") == "test") or payload["s"].startswith("t-"):
-        return "test"
-    a, cid, now = payload["a"], rec.get("campaign_id"), clock.now_iso()
-    today = clock.today()
+        return {}, "unknown"
+    if rec.get("kind") == "test" or payload["s"].startswith("t-"):
+        return rec, "test"
+    return rec, None
+
+
+def record_open(payload: dict, req: RequestInfo) -> str:
+    rec, skip = _trackable(payload)
+    if skip:
+        return skip
+    a, cid, now, today = payload["a"], rec.get("campaign_id"), clock.now_iso(), clock.today()
     reason = machine_reason(req.user_agent, rec.get("sent_at"))
     if reason:
         send_repo.mark_first(payload["s"], payload["r"], "machine_opened_at", now)
@@ -116,13 +123,10 @@ def record_open(payload: dict, req: RequestInfo) -> str:
 
 
 def record_click(payload: dict, url: str, req: RequestInfo, *, clicked_url: str | None) -> str:
-    rec = _recipient(payload)
-    if not rec:
-        return "unknown"
-    if (rec.get("kind") == "test") or payload["s"].startswith("t-"):
-        return "test"
-    a, cid, now = payload["a"], rec.get("campaign_id"), clock.now_iso()
-    today = clock.today()
+    rec, skip = _trackable(payload)
+    if skip:
+        return skip
+    a, cid, now, today = payload["a"], rec.get("campaign_id"), clock.now_iso(), clock.today()
     reason = machine_reason(req.user_agent, None)
     if reason:
         counters.add_day(a, today, {"machine_clicked": 1}, campaign_id=cid)

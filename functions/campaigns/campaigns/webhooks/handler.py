@@ -42,7 +42,7 @@ def update_webhook(id: str):
     return ok(service.update(_acct(), id, body), "Webhook updated")
 
 
-@router.delete("/webhooks/<id>", middlewares=WRITE, summary="Delete a webhook")
+@router.delete("/webhooks/<id>", middlewares=[require("webhooks:delete")], summary="Delete a webhook")
 def delete_webhook(id: str):
     service.delete(_acct(), id)
     return ok({"id": id, "deleted": True}, "Webhook deleted")
