@@ -7,12 +7,10 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..common.render import render
+from ..common.render import html_to_text, render
 from ..tracking import tokens
 
 _HREF = re.compile(r"""(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-_WS = re.compile(r"[ \t]+")
 _BODY_END = re.compile(r"</body\s*>", re.IGNORECASE)
 
 
@@ -43,14 +41,6 @@ def with_utm(url: str, utm: dict[str, str]) -> str:
     if not extra:
         return url
     return urlunsplit(parts._replace(query=urlencode(query + extra)))
-
-
-def html_to_text(html: str) -> str:
-    text = re.sub(r"(?is)<(script|style)\b.*?</\1>", "", html)
-    text = re.sub(r"(?i)<br\s*/?>|</p>|</div>|</h[1-6]>|</li>|</tr>", "\n", text)
-    text = _html.unescape(_TAG.sub("", text))
-    lines = [_WS.sub(" ", ln).strip() for ln in text.splitlines()]
-    return "\n".join(ln for ln in lines if ln).strip()
 
 
 def rewrite_links(html: str, *, utm: dict[str, str], track: bool, link_payload: dict | None) -> str:
