@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--only", action="append", help="logical id(s)")
     ap.add_argument("--top", type=int, default=0, help="print the N costliest modules of each function")
     args = ap.parse_args()
-    repeat = args.repeat or (3 if args.quick else 7)
+    repeat = args.repeat or (1 if args.quick else 5)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     layer = str(ROOT / "layers" / "shared")
