@@ -116,13 +116,13 @@ class Runtime:
 
         for i, (name, svc) in enumerate(self.services.items()):
             port = env_int(f"LOCAL_{name.upper()}_PORT", DEFAULT_PORTS.get(name, 3010 + i))
-            front = Front(svc, self.host, port, self.invoke, lambda svc=svc: service_document(svc))
+            front = Front(svc, self.host, port, self.invoke, _document_of(svc, service_document))
             front.start()
             self.fronts[name] = front
 
     def seed(self) -> None:
         self.dev = {"aws": {"endpoint_url": self.endpoint, "region": REGION}}
-        for name, svc in self.services.items():
+        for name in self.services:
             block: dict[str, Any] = {"base_url": f"http://{self.host}:{self.fronts[name].port}"}
             module = f"{name}.devseed"
             try:
@@ -261,6 +261,10 @@ class Runtime:
             p.join(timeout=3)
         if self._moto is not None:
             self._moto.stop()
+
+
+def _document_of(svc: Service, make: Any) -> Any:
+    return lambda: make(svc)
 
 
 def main() -> None:

@@ -74,7 +74,7 @@ def is_text(content_type: str | None) -> bool:
 def build_http_event(route: Route, path_params: dict[str, str], method: str, raw_path: str, raw_query: str,
                      headers: dict[str, str], body: bytes | None, *, source_ip: str = "127.0.0.1",
                      stage: str = "$default", api_id: str = "local") -> dict:
-    lower = {}
+    lower: dict[str, str] = {}
     cookies: list[str] = []
     for k, v in headers.items():
         lk = k.lower()

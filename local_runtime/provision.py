@@ -117,7 +117,7 @@ def _names(service: Service, se: ServiceEnv, endpoint: str | None) -> None:
             se.atts[(lid, "Arn")] = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
             se.atts[(lid, "StreamArn")] = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}/stream/local"
         elif t == "AWS::SQS::Queue":
-            name = p.get("QueueName") if isinstance(p.get("QueueName"), str) else f"{service.name}-{lid}"
+            name = str(p["QueueName"]) if isinstance(p.get("QueueName"), str) else f"{service.name}-{lid}"
             if p.get("FifoQueue") and not name.endswith(".fifo"):
                 name += ".fifo"
             se.atts[(lid, "QueueName")] = name

@@ -87,11 +87,11 @@ class Cron:
         if self.dow not in ("?", "*"):
             aws_dow = (t.isoweekday() % 7) + 1  # SUN=1 ... SAT=7
             if "#" in self.dow:
-                d, n = self.dow.split("#", 1)
-                return aws_dow == _field(d, 1, 7, DAYS).pop() and (t.day - 1) // 7 + 1 == int(n)
+                day, nth = self.dow.split("#", 1)
+                return aws_dow == _field(day, 1, 7, DAYS).pop() and (t.day - 1) // 7 + 1 == int(nth)
             if self.dow.endswith("L") and len(self.dow) > 1:
-                d = _field(self.dow[:-1], 1, 7, DAYS).pop()
-                return aws_dow == d and t.day + 7 > calendar.monthrange(t.year, t.month)[1]
+                last_dow = _field(self.dow[:-1], 1, 7, DAYS).pop()
+                return aws_dow == last_dow and t.day + 7 > calendar.monthrange(t.year, t.month)[1]
             return aws_dow in _field(self.dow, 1, 7, DAYS)
         return True
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import cfn
 
@@ -18,7 +17,7 @@ class Route:
     method: str
     path: str
     function: str  # logical id
-    regex: re.Pattern = field(repr=False, default=None)  # type: ignore[assignment]
+    regex: re.Pattern = field(repr=False, default=None)  # type: ignore[assignment,arg-type]
     params: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -167,7 +167,7 @@ class Harness:
         from moto.core.base_backend import BackendDict, backend_lock
 
         with backend_lock:
-            for backend in list(BackendDict._instances):
+            for backend in list(BackendDict._instances):  # type: ignore[misc]
                 if backend is cognitoidp_backends:
                     continue
                 for account_specific in backend.values():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from lambdakit.ddb import decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
+from lambdakit.pagination import page_meta, page_request
 
 
 def parse_cursor(cursor: str | None, *, expect: dict[str, str] | None = None) -> dict | None:
@@ -64,3 +65,20 @@ def walk(fetch, *, skip: int, need: int, start: dict | None, index: str | None =
             return out, None, True
         cursor = last
     return out, cursor, False
+
+
+def account_page(a: str, page: str | None, limit: str | None, cursor: str | None, fetch, total) -> tuple[list, dict]:
+    """A page of one of the account's own collections (items under ``pk=ACCT#<a>``).
+
+    ``fetch(limit, cursor)`` is the key query, ``total()`` reads the collection's counter.
+    Returns ``(items, pagination)`` with ``next_cursor``."""
+    from ..settings import settings
+
+    pr = page_request(page, limit)
+    start = parse_cursor(cursor, expect={"pk": f"ACCT#{a}"})
+    if start is None and pr.offset > settings().max_page_offset:
+        raise ValidationFailed("Page too deep; use cursor", fields={"page": "Too deep; follow next_cursor"})
+    items, resume, _ = walk(fetch, skip=0 if start else pr.offset, need=pr.limit, start=start)
+    meta = page_meta(pr, total())
+    meta["next_cursor"] = make_cursor(resume)
+    return items, meta

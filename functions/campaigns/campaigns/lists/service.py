@@ -5,11 +5,8 @@ from __future__ import annotations
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.http import parse_model
-from lambdakit.pagination import page_meta, page_request
 
-from ..common import keys
-from ..common.pages import make_cursor, parse_cursor, walk
-from ..settings import settings
+from ..common.pages import account_page
 from . import repository as repo
 from .models import ListIn, ListOut, ListPatch
 
@@ -60,12 +57,5 @@ def delete(a: str, list_id: str) -> dict:
 
 
 def list_page(a: str, page: str | None, limit: str | None, cursor: str | None) -> dict:
-    pr = page_request(page, limit)
-    start = parse_cursor(cursor, expect={"pk": keys.acct(a)})
-    if start is None and pr.offset > settings().max_page_offset:
-        raise ValidationFailed("Page too deep; use cursor", fields={"page": "Too deep; follow next_cursor"})
-    items, resume, _ = walk(lambda n, c: repo.page(a, n, c), skip=0 if start else pr.offset, need=pr.limit,
-                            start=start)
-    meta = page_meta(pr, repo.total(a))
-    meta["next_cursor"] = make_cursor(resume)
+    items, meta = account_page(a, page, limit, cursor, lambda n, c: repo.page(a, n, c), lambda: repo.total(a))
     return {"lists": [public(i) for i in items], "pagination": meta}

@@ -7,14 +7,11 @@ slice uses to render a template-based email.
 from __future__ import annotations
 
 from lambdakit import clock, ids
-from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.errors import NotFound
 from lambdakit.http import parse_model
-from lambdakit.pagination import page_meta, page_request
 
-from ..common import keys
-from ..common.pages import make_cursor, parse_cursor, walk
+from ..common.pages import account_page
 from ..common.render import html_to_text, placeholders, render
-from ..settings import settings
 
 from . import repository as repo
 from .models import PreviewIn, TemplateIn, TemplateOut, TemplatePatch
@@ -95,12 +92,5 @@ def preview(a: str, tid: str, body: dict) -> dict:
 
 
 def list_page(a: str, page: str | None, limit: str | None, cursor: str | None) -> dict:
-    pr = page_request(page, limit)
-    start = parse_cursor(cursor, expect={"pk": keys.acct(a)})
-    if start is None and pr.offset > settings().max_page_offset:
-        raise ValidationFailed("Page too deep; use cursor", fields={"page": "Too deep; follow next_cursor"})
-    items, resume, _ = walk(lambda n, c: repo.page(a, n, c), skip=0 if start else pr.offset, need=pr.limit,
-                            start=start)
-    meta = page_meta(pr, repo.total(a))
-    meta["next_cursor"] = make_cursor(resume)
+    items, meta = account_page(a, page, limit, cursor, lambda n, c: repo.page(a, n, c), lambda: repo.total(a))
     return {"templates": [public(i) for i in items], "pagination": meta}

@@ -1,0 +1,25 @@
+"""Bootstrap data for ``make dev``: the Admin key written to ``.local/dev.json``.
+
+The local runtime calls ``seed(previous)`` after provisioning, with the ``campaigns``
+section of the previous dev.json (or ``None``), and stores the returned dict under
+``campaigns``: ``{"api_key": "ck_...", "account_id": "acct-dev", "key_id": ...}``. A key
+that still authenticates is kept, so restarts do not rotate it.
+"""
+from __future__ import annotations
+
+from lambdakit.security import sha256_hex
+
+DEV_ACCOUNT = "acct-dev"
+
+
+def seed(previous: dict | None = None) -> dict:
+    from .apikeys import repository as repo
+    from .apikeys.service import create_key
+
+    prev_key = (previous or {}).get("api_key")
+    if prev_key:
+        rec = repo.get_by_hash(sha256_hex(prev_key))
+        if rec is not None:
+            return {"api_key": prev_key, "account_id": rec["account_id"], "key_id": rec["key_id"]}
+    secret, record = create_key(DEV_ACCOUNT, "dev bootstrap (Admin)", role="admin", plan="pro")
+    return {"api_key": secret, "account_id": DEV_ACCOUNT, "key_id": record["key_id"]}
