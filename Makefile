@@ -1,21 +1,67 @@
 # The two commands: `make dev` runs all three services locally; `make test` runs the whole suite.
+# Both create the virtual environment (.venv, from requirements/dev.lock) on first use.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# pytest workers: `make test N=0` runs in one process.
+N ?= auto
+FN ?=
+EVENT ?=
+SVC ?=
+QUICK ?=
 
-.PHONY: dev test venv
+.PHONY: dev test venv check lint typecheck bench openapi invoke lock lock-upgrade validate build ci clean
 
 venv: $(STAMP)
 
 $(STAMP): requirements/dev.lock
+	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (set PYTHON=...)"'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements/dev.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.lock
 	touch $(STAMP)
 
 dev: $(STAMP)
 	$(PY) -m local_runtime
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter 0,$(N)),,-n $(N))
+
+# Fire one function now in the running `make dev` (schedule event by default):
+#   make invoke FN=DispatcherFunction   make invoke FN=CronFunction SVC=internships EVENT=events/x.json
+invoke: $(STAMP)
+	$(PY) -m local_runtime.control invoke $(FN) $(if $(SVC),--service $(SVC)) $(if $(EVENT),--event $(EVENT))
+
+check: lint typecheck
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) bench/run.py $(if $(QUICK),--quick)
+
+openapi: $(STAMP)
+	$(PY) -m local_runtime.openapi --out docs/openapi
+
+validate: $(STAMP)
+	for t in template.yaml functions/*/template.yaml; do $(VENV)/bin/sam validate --lint --template-file $$t || exit 1; done
+
+build: $(STAMP)
+	$(VENV)/bin/sam build --template-file template.yaml
+
+# Re-pin: keeps current versions; `make lock-upgrade` resolves everything afresh.
+lock:
+	$(PYTHON) tools/lock.py
+
+lock-upgrade:
+	$(PYTHON) tools/lock.py --upgrade
+
+ci:
+	.ci/run
+
+clean:
+	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache

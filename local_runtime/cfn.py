@@ -111,8 +111,8 @@ class Resolver:
             if k == "Fn::Base64":
                 import base64
                 return base64.b64encode(str(self.resolve(arg)).encode()).decode()
-        out = {k: self.resolve(x) for k, x in v.items()}
-        return {k: x for k, x in out.items() if x is not _NOVALUE}
+        resolved = {k: self.resolve(x) for k, x in v.items()}
+        return {k: x for k, x in resolved.items() if x is not _NOVALUE}
 
     def _sub(self, arg: Any) -> str:
         if isinstance(arg, list):

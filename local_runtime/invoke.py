@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from .stack import ACCOUNT, REGION, ROOT, Function, Route
 
@@ -74,7 +74,7 @@ def is_text(content_type: str | None) -> bool:
 def build_http_event(route: Route, path_params: dict[str, str], method: str, raw_path: str, raw_query: str,
                      headers: dict[str, str], body: bytes | None, *, source_ip: str = "127.0.0.1",
                      stage: str = "$default", api_id: str = "local") -> dict:
-    lower = {}
+    lower: dict[str, str] = {}
     cookies: list[str] = []
     for k, v in headers.items():
         lk = k.lower()
@@ -150,3 +150,40 @@ def to_http_result(resp: Any) -> HttpResult:
     body = resp.get("body") or ""
     data = base64.b64decode(body) if resp.get("isBase64Encoded") else body.encode("utf-8")
     return HttpResult(int(resp["statusCode"]), headers, list(resp.get("cookies") or []), data)
+
+
+def not_found_result(service: str, method: str, path: str) -> HttpResult:
+    """What an unmatched route answers: 404 in the service's own error format.
+
+    Uses the service's ``<svc>.http`` hooks (``_route_not_found``/``render_error``);
+    falls back to API Gateway's own body if the service has none.
+    """
+    import json
+
+    try:
+        http = importlib.import_module(f"{service}.http")
+        make = getattr(http, "_route_not_found", None)
+        from lambdakit.errors import ApiError
+
+        err = make(method, path) if make else ApiError(f"Route {method} {path} not found", code="NOT_FOUND",
+                                                        status=404)
+        body = http.render_error(err)
+    except (ImportError, AttributeError):
+        body = {"message": "Not Found"}
+    return HttpResult(404, {"content-type": "application/json"}, [], json.dumps(body).encode())
+
+
+def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
+             source_ip: str = "127.0.0.1", invoker: Any = None) -> HttpResult:
+    """Route a request exactly as the template's HttpApi events do and invoke the function."""
+    # HTTP APIs match the percent-encoded path, then hand the function decoded values
+    # (rawPath and pathParameters), as observed on API Gateway.
+    match = svc.match(method, path)
+    decoded = unquote(path)
+    if match is None:
+        ensure_paths(code_dirs=[svc.dir])
+        return not_found_result(svc.name, method, decoded)
+    route, params = match
+    params = {k: unquote(v) for k, v in params.items()}
+    event = build_http_event(route, params, method, decoded, raw_query, headers, body, source_ip=source_ip)
+    return to_http_result((invoker or invoke)(svc.functions[route.function], event))

@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from . import cfn
 
@@ -18,7 +17,7 @@ class Route:
     method: str
     path: str
     function: str  # logical id
-    regex: re.Pattern = field(repr=False, default=None)  # type: ignore[assignment]
+    regex: re.Pattern = field(repr=False, default=None)  # type: ignore[assignment,arg-type]
     params: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -80,14 +79,14 @@ def load_root(path: Path | None = None) -> dict:
     return cfn.load(path or ROOT / "template.yaml")
 
 
-def service_dirs(root_template: dict | None = None) -> dict[str, Path]:
+def service_dirs(root_template: dict | None = None, base: Path = ROOT) -> dict[str, Path]:
     """Nested applications of the root template: ``{service: dir}``, keyed by folder name."""
     t = root_template or load_root()
     out: dict[str, Path] = {}
-    for lid, res in t.get("Resources", {}).items():
+    for _lid, res in t.get("Resources", {}).items():
         if res.get("Type") == "AWS::Serverless::Application":
             loc = res["Properties"]["Location"]
-            d = (ROOT / loc).parent
+            d = (base / loc).parent.resolve()
             out[d.name] = d
     return out
 
@@ -119,5 +118,7 @@ def load_service(name: str, directory: Path) -> Service:
     return Service(name=name, dir=directory, template=t, functions=functions, routes=routes)
 
 
-def load_all() -> dict[str, Service]:
-    return {n: load_service(n, d) for n, d in service_dirs().items()}
+def load_all(root_template: Path | None = None) -> dict[str, Service]:
+    """Every service of a root template (default: the repository's ``template.yaml``)."""
+    path = Path(root_template or ROOT / "template.yaml").resolve()
+    return {n: load_service(n, d) for n, d in service_dirs(load_root(path), path.parent).items()}

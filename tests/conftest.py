@@ -1,7 +1,11 @@
 """Shared fixtures: a fresh moto account per test, provisioned from the templates.
 
 ``app`` yields ``local_runtime.testing.AppUnderTest``; ``app.campaigns``, ``app.exams``
-and ``app.internships`` call routes through the real handlers.
+and ``app.internships`` call routes through the real handlers. ``campaigns_app``,
+``exams_app`` and ``internships_app`` provision only that service (faster).
+
+One moto mock lives for the whole test process; each fixture resets it to a fresh
+account and re-creates the templates' resources (see ``local_runtime.testing.Harness``).
 """
 from __future__ import annotations
 
@@ -26,40 +30,39 @@ os.environ.setdefault("POWERTOOLS_DEV", "false")
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
 
-@pytest.fixture
-def aws_mock():
-    from moto import mock_aws
+@pytest.fixture(scope="session")
+def _moto_harness():
+    from local_runtime.testing import HARNESS
 
-    with mock_aws():
-        yield
-
-
-@pytest.fixture
-def app(aws_mock):
-    from local_runtime import testing
-
-    return testing.start()
+    yield HARNESS
+    HARNESS.stop()
 
 
 @pytest.fixture
-def campaigns_app(aws_mock):
+def aws_mock(_moto_harness):
+    """An empty moto account (nothing provisioned)."""
+    _moto_harness.fresh_account()
+    yield
+
+
+@pytest.fixture
+def app(_moto_harness):
+    return _moto_harness.app()
+
+
+@pytest.fixture
+def campaigns_app(_moto_harness):
     """Only the campaign service provisioned (faster than ``app``)."""
-    from local_runtime import testing
-
-    return testing.start(only=["campaigns"])
+    return _moto_harness.app(only=["campaigns"])
 
 
 @pytest.fixture
-def exams_app(aws_mock):
+def exams_app(_moto_harness):
     """Only the examination service provisioned (faster than ``app``)."""
-    from local_runtime import testing
-
-    return testing.start(only=["exams"])
+    return _moto_harness.app(only=["exams"])
 
 
 @pytest.fixture
-def internships_app(aws_mock):
+def internships_app(_moto_harness):
     """Only the internship service provisioned (faster than ``app``)."""
-    from local_runtime import testing
-
-    return testing.start(only=["internships"])
+    return _moto_harness.app(only=["internships"])

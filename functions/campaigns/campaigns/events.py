@@ -1,8 +1,13 @@
-"""Event emission entry point (owned by the webhooks slice; this is the agreed interface)."""
+"""Outbound events (the agreed interface): ``emit(account_id, kind, data)``.
+
+Delivery is asynchronous (SQS → webhook worker); see ``campaigns.webhooks.dispatch``.
+"""
 from __future__ import annotations
+
 from typing import Any
 
-def emit(account_id: str, kind: str, data: dict[str, Any]) -> None:
-    """Emit a webhook event of `kind` with `data` for the account. Fan-out happens in the webhooks slice."""
-    from .webhooks.dispatch import emit as _emit  # implemented by the webhooks slice
-    _emit(account_id, kind, data)
+
+def emit(account_id: str, kind: str, data: dict, **kw: Any) -> int:
+    from .webhooks.dispatch import emit as _emit
+
+    return _emit(account_id, kind, data, **kw)

@@ -15,6 +15,48 @@ class CampaignsSettings(ServiceSettings):
     signing_secret_arn: str = ""
     signing_secret: str = ""
 
+    # ---- camp-sending: sending pipeline, tracking, webhooks, SES feedback
+    #: Default provider: ``ses`` or ``sandbox``; empty means sandbox under Stage=local, SES elsewhere.
+    default_provider: str = ""
+    #: SES v2 configuration set that carries delivery/bounce/complaint events to EventBridge.
+    ses_configuration_set: str = ""
+    #: Used when SES GetAccount is unavailable (the emulator) or fails; SES's sandbox default is 1/s.
+    ses_fallback_max_send_rate: float = 50.0
+    #: Overrides SES GetAccount's MaxSendRate when > 0 (benchmarks against the emulator, whose quota is 1/s).
+    ses_max_send_rate: float = 0.0
+    #: Per-account sending limit (messages per second, across all workers).
+    account_send_rate_per_second: int = 200
+    #: Default From address when neither the request nor the campaign gives one.
+    default_from_email: str = "no-reply@example.com"
+    default_from_name: str = ""
+    #: Recipient records, outbox entries and webhook deliveries expire after this many days.
+    send_record_ttl_days: int = 400
+    outbox_ttl_days: int = 30
+    #: Webhook retry schedule in seconds (comma-separated); empty means the stage default
+    #: (30s, 2m, 10m, 1h, 6h, 12h, 12h: ~32 h in all, deployed; 1s steps locally).
+    webhook_backoff_schedule: str = ""
+    #: Attempts before a delivery goes to the DLQ; 0 means the stage default (8 deployed, 4 locally).
+    webhook_max_attempts: int = 0
+    webhook_timeout_seconds: float = 10.0
+    webhook_dlq_url: str = ""
+    #: Maximum webhooks per account.
+    max_webhooks: int = 25
+    #: Opens within this many seconds of the send are counted as machine opens (security scanners).
+    machine_open_window_seconds: int = 2
+
+    @property
+    def provider_default(self) -> str:
+        return self.default_provider or ("sandbox" if self.is_local else "ses")
+
+    @property
+    def webhook_backoff(self) -> list[int]:
+        raw = self.webhook_backoff_schedule or ("1,1,1,1,1,1,1" if self.is_local else "30,120,600,3600,21600,43200,43200")
+        return [int(x) for x in raw.split(",") if x.strip()]
+
+    @property
+    def webhook_attempts(self) -> int:
+        return self.webhook_max_attempts or (4 if self.is_local else 8)
+
 
     # --- camp-audience slice: keys, contacts, imports, exports ---
     #: Requests per minute per key by plan; enterprise keys use their ``restrictions.rate_limit``

@@ -247,7 +247,7 @@ class Table:
         from boto3.dynamodb.conditions import Key
 
         pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
-        cond = Key(pk_attr).eq(pk_value)
+        cond: Any = Key(pk_attr).eq(pk_value)
         if sk_prefix is not None:
             cond = cond & Key(sk_attr).begins_with(sk_prefix)
         elif sk_between is not None:

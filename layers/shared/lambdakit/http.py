@@ -94,7 +94,7 @@ def json_object(app: APIGatewayHttpResolver, *, required: bool = True) -> dict:
     return data
 
 
-def parse_model(model: type, data: Any):
+def parse_model(model: Any, data: Any) -> Any:
     """Validate ``data`` into a pydantic model; ``ValidationFailed`` keyed by field path."""
     from pydantic import ValidationError
 

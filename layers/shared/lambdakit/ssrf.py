@@ -12,7 +12,7 @@ class UnsafeUrl(ValueError):
     pass
 
 
-def _is_public(ip: ipaddress._BaseAddress) -> bool:
+def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
     return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_reserved
@@ -53,7 +53,7 @@ def check_url(url: str, *, allow_private: bool = False, require_https: bool = Tr
             infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
         except (socket.gaierror, UnicodeError) as exc:
             raise UnsafeUrl("host does not resolve") from exc
-        addrs = sorted({i[4][0] for i in infos})
+        addrs = sorted({str(i[4][0]) for i in infos})
     if not allow_private:
         for a in addrs:
             if not _is_public(ipaddress.ip_address(a.split("%")[0])):

@@ -1,0 +1,174 @@
+"""The dispatcher: starts due campaigns, fans their audience out to the send queue in resumable
+steps, decides A/B winners and finishes campaigns, each step exactly once.
+
+Fan-out is a chain of ``fanout`` messages on the send queue, each reading one page of list members
+(cursor kept on the campaign) and queueing batches of recipients. A step is applied with a
+condition on ``fanout_seq``, so a redelivered step changes nothing twice; its batches carry stable
+batch numbers, and batches are counted once (see ``sending.repository.complete_batch``).
+
+Triggered by a one-minute EventBridge schedule (``lambda_handler``); immediate sends are also
+started at once through a ``start`` message.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from lambdakit import clock
+
+from .. import events
+from ..analytics import repository as counters
+from ..http import logger
+from ..sending import audience
+from ..sending import repository as send_repo
+from . import repository as repo
+from . import service
+from .sendctx import snapshot
+
+PAGE = 1000
+BATCH_SIZE = 100
+STALE_FANOUT_SECONDS = 300
+
+
+def start(cid: str) -> bool:
+    item = repo.get(cid, consistent=True)
+    now = clock.now_iso()
+    if not item or item.get("status") != "scheduled" or (item.get("scheduled_for") or "") > now:
+        return False
+    total = service.estimated_recipients(item["account_id"], item)
+    ab = item.get("ab_test") or {}
+    phase, target = "main", None
+    if ab and (item.get("audience") or {}).get("type") == "list":
+        phase, target = "test", service.ab_test_target(item, total)
+    fields = {**snapshot(item), "send_started_at": now, "updated_at": now, "phase": phase, "ab_target": target,
+              "fanout_seq": 0, "fanout_cursor": None, "fanout_batches": 0, "fanout_recipients": 0,
+              "fanout_done": False, "batches_done": 0, "fanout_touched_at": now, "gsi3pk": "CAMPSENDING",
+              "gsi3sk": cid}
+    try:
+        repo.transition(item, ["scheduled"], "sending", set=fields, extra_condition="scheduled_for <= :now",
+                        values={":now": now})
+    except repo.InvalidState:
+        return False
+    send_repo.enqueue([{"type": "fanout", "campaign_id": cid, "seq": 0}])
+    return True
+
+
+def fanout(cid: str, seq: int) -> None:
+    item = repo.get(cid, consistent=True)
+    if (not item or item.get("status") != "sending" or int(item.get("fanout_seq", -1)) != seq
+            or item.get("fanout_done") or item.get("phase") == "wait"):
+        return
+    a = item["account_id"]
+    aud = item.get("audience") or {}
+    phase = item.get("phase") or "main"
+    done_so_far = int(item.get("fanout_recipients", 0) or 0)
+    nvar = len((item.get("ab_test") or {}).get("variations") or [])
+    if aud.get("type") == "test":
+        entries, nxt = [{"e": e} for e in aud.get("test_emails") or []], None
+    else:
+        limit = PAGE
+        if phase == "test":
+            limit = max(0, min(PAGE, int(item.get("ab_target") or 0) - done_so_far))
+        ids_, nxt = audience.page_members(a, aud.get("list_id") or "", item.get("fanout_cursor"), limit) if limit else (
+            [], item.get("fanout_cursor"))
+        entries = []
+        for i, c in enumerate(ids_):
+            e: dict = {"c": c}
+            if phase == "test" and nvar:
+                e["v"] = (done_so_far + i) % nvar
+            elif item.get("ab_winner") is not None:
+                e["v"] = int(item["ab_winner"])
+            entries.append(e)
+    first = int(item.get("fanout_batches", 0) or 0)
+    chunks = [entries[i:i + BATCH_SIZE] for i in range(0, len(entries), BATCH_SIZE)]
+    send_repo.enqueue([{"type": "batch", "campaign_id": cid, "batch_no": first + n + 1, "recipients": ch}
+                       for n, ch in enumerate(chunks)])
+    now = clock.now_iso()
+    sets: dict = {"fanout_cursor": nxt, "fanout_touched_at": now}
+    total_now = done_so_far + len(entries)
+    if nxt is None:
+        sets["fanout_done"] = True
+    elif phase == "test" and total_now >= int(item.get("ab_target") or 0):
+        decide = clock.iso(clock.now() + dt.timedelta(hours=int(item["ab_test"]["test_duration_hours"])))
+        sets.update(phase="wait", ab_decide_at=decide, gsi3pk="CAMPDUE", gsi3sk=f"{decide}#{cid}")
+    updated = repo.update_progress(cid, set=sets, add={"fanout_seq": 1, "fanout_batches": len(chunks),
+                                                       "fanout_recipients": len(entries)},
+                                   condition="fanout_seq = :seq AND #st = :sending", names={"#st": "status"},
+                                   values={":seq": seq, ":sending": "sending"})
+    if updated is None:
+        return
+    if updated.get("fanout_done"):
+        maybe_finish(cid)
+    elif updated.get("phase") != "wait":
+        send_repo.enqueue([{"type": "fanout", "campaign_id": cid, "seq": seq + 1}])
+
+
+def maybe_finish(cid: str) -> bool:
+    item = repo.get(cid, consistent=True)
+    if (not item or item.get("status") != "sending" or not item.get("fanout_done")
+            or int(item.get("batches_done", 0) or 0) < int(item.get("fanout_batches", 0) or 0)):
+        return False
+    now = clock.now_iso()
+    try:
+        repo.transition(item, ["sending"], "sent", set={"sent_at": now, "updated_at": now},
+                        remove=["gsi3pk", "gsi3sk"],
+                        extra_condition="fanout_done = :t AND batches_done >= fanout_batches", values={":t": True})
+    except repo.InvalidState:
+        return False
+    counters.record_campaign_sent(item["account_id"], cid, now)
+    counters.add_day(item["account_id"], clock.today(), {"campaigns_sent": 1})
+    events.emit(item["account_id"], "campaign.sent", {
+        "campaign_id": cid, "campaign_name": item.get("name"), "sent_at": now,
+        "recipient_count": int(item.get("st_sent", 0) or 0),
+        "provider": (item.get("snap_provider") or {}).get("name")}, event_key=f"campaign.sent:{cid}")
+    return True
+
+
+def decide_winner(cid: str) -> bool:
+    item = repo.get(cid, consistent=True)
+    now = clock.now_iso()
+    if (not item or item.get("status") != "sending" or item.get("phase") != "wait"
+            or (item.get("ab_decide_at") or "") > now):
+        return False
+    n = len(item["ab_test"]["variations"])
+    rates = []
+    for i in range(n):
+        sent = int(item.get(f"ab_sent_{i}", 0) or 0)
+        rates.append((int(item.get(f"ab_opened_{i}", 0) or 0) / sent) if sent else 0.0)
+    winner = max(range(n), key=lambda i: (rates[i], -i))
+    updated = repo.update_progress(
+        cid, set={"phase": "main", "ab_winner": winner, "ab_decided_at": now, "gsi3pk": "CAMPSENDING", "gsi3sk": cid,
+                  "fanout_touched_at": now},
+        add={"fanout_seq": 1}, condition="phase = :wait AND #st = :sending", names={"#st": "status"},
+        values={":wait": "wait", ":sending": "sending"})
+    if updated is None:
+        return False
+    send_repo.enqueue([{"type": "fanout", "campaign_id": cid, "seq": int(updated["fanout_seq"])}])
+    return True
+
+
+def tick() -> dict:
+    """One scheduler run: due campaigns and A/B decisions, then finishing and stalled fan-outs."""
+    now = clock.now_iso()
+    started = decided = finished = resumed = 0
+    for it in repo.due(now):
+        if it.get("status") == "scheduled":
+            started += start(it["id"])
+        elif it.get("status") == "sending" and it.get("phase") == "wait":
+            decided += decide_winner(it["id"])
+    stale = clock.iso(clock.now() - dt.timedelta(seconds=STALE_FANOUT_SECONDS))
+    for it in repo.sending():
+        if it.get("fanout_done"):
+            finished += maybe_finish(it["id"])
+        elif it.get("phase") != "wait" and (it.get("fanout_touched_at") or "") < stale:
+            repo.update_progress(it["id"], set={"fanout_touched_at": now}, condition="fanout_seq = :s",
+                                 values={":s": int(it.get("fanout_seq", 0))})
+            send_repo.enqueue([{"type": "fanout", "campaign_id": it["id"], "seq": int(it.get("fanout_seq", 0))}])
+            resumed += 1
+    return {"started": started, "decided": decided, "finished": finished, "resumed": resumed}
+
+
+@logger.inject_lambda_context(clear_state=True)
+def lambda_handler(event: dict, context) -> dict:
+    result = tick()
+    logger.info("dispatcher tick", extra=result)
+    return result

@@ -1,0 +1,66 @@
+"""/campaigns: CRUD, list, send (schedule or test), cancel."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import header, json_object, parse_model, query
+
+from ..auth import principal, require
+from ..http import build_app, lambda_entry, ok
+from ..sending import idempotency
+from . import service
+from .models import CampaignBody, CampaignCreate, SendRequest
+
+router = APIGatewayHttpRouter()
+READ, WRITE = [require("campaigns:read")], [require("campaigns:write")]
+
+
+def _acct() -> str:
+    return principal(router).account_id
+
+
+@router.get("/campaigns", middlewares=READ, summary="List campaigns",
+            description="query: page (default 1), limit (default 20, max 100), status, search (name)")
+def list_campaigns():
+    return ok(service.list_campaigns(_acct(), query(router, "page"), query(router, "limit"), query(router, "status"),
+                                     query(router, "search")), "Campaigns retrieved")
+
+
+@router.post("/campaigns", middlewares=WRITE, summary="Create a draft campaign")
+def create_campaign():
+    body = parse_model(CampaignCreate, json_object(router))
+    return ok(service.create(_acct(), body), "Campaign created", status=201)
+
+
+@router.get("/campaigns/<id>", middlewares=READ, summary="Campaign with stats and rates")
+def get_campaign(id: str):
+    return ok(service.view(_acct(), id), "Campaign retrieved")
+
+
+@router.put("/campaigns/<id>", middlewares=WRITE, summary="Update a draft or scheduled campaign (partial)")
+def update_campaign(id: str):
+    body = parse_model(CampaignBody, json_object(router))
+    return ok(service.update(_acct(), id, body), "Campaign updated")
+
+
+@router.post("/campaigns/<id>/send", middlewares=WRITE, summary="Schedule the campaign, or send a test",
+             description="{confirm: true} moves a draft to scheduled (422 without it). {send_test: true, "
+                         "test_emails: [...]} sends only to those addresses; status unchanged. Honours Idempotency-Key.")
+def send_campaign(id: str):
+    raw = json_object(router, required=False)
+    parse_model(SendRequest, raw)
+    res = idempotency.call("campaign.send", _acct(), header(router, "idempotency-key"), {"id": id, **raw},
+                           {"account_id": _acct(), "cid": id, "body": raw}, router.lambda_context)
+    return ok(res, "Test email sent" if res.get("test") else "Campaign scheduled")
+
+
+@router.post("/campaigns/<id>/cancel", middlewares=WRITE, summary="Cancel a draft, scheduled or sending campaign")
+def cancel_campaign(id: str):
+    return ok(service.cancel(_acct(), id), "Campaign cancelled")
+
+
+idempotency.register("campaign.send", lambda account_id, cid, body: service.request_send(
+    account_id, cid, SendRequest.model_validate(body)))
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,140 @@
+"""Campaign items.
+
+- ``CAMP#{id}`` / ``META``: the campaign, its ``st_*`` stats counters, send progress
+  (``fanout_*``, ``batches_done``), A/B counters (``ab_sent_{i}``, ``ab_opened_{i}``).
+  gsi1 ``ACCT#{a}#CAMPS`` / id lists an account's campaigns (ids are ULIDs: creation order);
+  gsi2 ``ACCT#{a}#CAMPS#{status}`` / id filters by status; gsi3 is the dispatcher's work
+  index: ``CAMPDUE`` / ``{due_at}#{id}`` while scheduled or waiting for an A/B decision,
+  ``CAMPSENDING`` / id while fanning out or sending.
+- ``ACCT#{a}`` / ``CAMPCOUNT``: ``total`` and ``n_{status}`` counters for list totals.
+
+Every status change is one transaction: the META update conditioned on the expected status,
+plus the counter moves. ``InvalidState`` reports the state actually found.
+"""
+from __future__ import annotations
+
+from lambdakit.ddb import Table, decode_cursor
+from lambdakit.errors import ConditionFailed, Conflict, NotFound
+
+from ..settings import settings
+
+
+class InvalidState(Conflict):
+    def __init__(self, expected: list[str] | str, actual: str | None) -> None:
+        exp = expected if isinstance(expected, str) else " or ".join(expected)
+        super().__init__(f"Campaign is {actual or 'missing'}; this needs {exp}", code="INVALID_STATE",
+                         details={"expected_state": exp, "actual_state": actual})
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def key(cid: str) -> tuple[str, str]:
+    return (f"CAMP#{cid}", "META")
+
+
+def count_key(account_id: str) -> tuple[str, str]:
+    return (f"ACCT#{account_id}", "CAMPCOUNT")
+
+
+def create(item: dict) -> None:
+    a = item["account_id"]
+    full = {"pk": key(item["id"])[0], "sk": "META", "gsi1pk": f"ACCT#{a}#CAMPS", "gsi1sk": item["id"],
+            "gsi2pk": f"ACCT#{a}#CAMPS#{item['status']}", "gsi2sk": item["id"], **item}
+    table().transact([
+        {"put": full, "condition": "attribute_not_exists(pk)"},
+        {"update": count_key(a), "add": {"total": 1, f"n_{item['status']}": 1}},
+    ])
+
+
+def get(cid: str, *, consistent: bool = False) -> dict | None:
+    return table().get(*key(cid), consistent=consistent)
+
+
+def get_many(cids: list[str]) -> dict[str, dict]:
+    return {i["id"]: i for i in table().batch_get([key(c) for c in cids])}
+
+
+def update_fields(cid: str, changes: dict, *, allowed: list[str], remove: list[str] | None = None) -> dict:
+    cond = "#st IN (" + ", ".join(f":s{i}" for i in range(len(allowed))) + ")"
+    try:
+        return table().update(*key(cid), set=changes, remove=remove, condition=cond, must_exist=True,
+                              names={"#st": "status"}, values={f":s{i}": s for i, s in enumerate(allowed)})
+    except ConditionFailed as exc:
+        actual = (exc.item or {}).get("status") if exc.item else (get(cid, consistent=True) or {}).get("status")
+        if actual is None:
+            raise NotFound("Campaign not found") from None
+        raise InvalidState(allowed, actual) from None
+
+
+def transition(item: dict, allowed: list[str], to: str, *, set: dict | None = None, remove: list[str] | None = None,
+               extra_condition: str | None = None, values: dict | None = None, names: dict | None = None) -> dict:
+    """Move the campaign from one of ``allowed`` to ``to``, exactly once: the write is conditioned
+    on the exact status read, so the status counters move from the right bucket. Returns the item
+    as it was just before the move; ``InvalidState`` when its status is not allowed."""
+    cid, a = item["id"], item["account_id"]
+    current = item.get("status")
+    for _ in range(5):
+        if current not in allowed:
+            raise InvalidState(allowed, current)
+        cond = "#st = :cur" + (f" AND ({extra_condition})" if extra_condition else "")
+        sets = {"status": to, "gsi2pk": f"ACCT#{a}#CAMPS#{to}", **(set or {})}
+        ops = [{"update": key(cid), "set": sets, "remove": remove, "condition": cond,
+                "names": {"#st": "status", **(names or {})}, "values": {":cur": current, **(values or {})}},
+               {"update": count_key(a), "add": {f"n_{current}": -1, f"n_{to}": 1}}]
+        try:
+            table().transact(ops)
+            return {**item, "status": current}
+        except ConditionFailed:
+            fresh = get(cid, consistent=True)
+            if not fresh:
+                raise NotFound("Campaign not found") from None
+            if fresh.get("status") == current:  # the extra condition failed
+                raise InvalidState(allowed, current) from None
+            item, current = fresh, fresh.get("status")
+    raise InvalidState(allowed, current)
+
+
+def update_progress(cid: str, *, set: dict | None = None, add: dict | None = None, remove: list[str] | None = None,
+                    condition: str | None = None, names: dict | None = None, values: dict | None = None) -> dict | None:
+    """Conditional progress update; ``None`` if the condition failed (someone else did it)."""
+    try:
+        return table().update(*key(cid), set=set, add=add, remove=remove, condition=condition, names=names,
+                              values=values, must_exist=True)
+    except ConditionFailed:
+        return None
+
+
+def add_stats(cid: str, add: dict) -> None:
+    try:
+        table().update(*key(cid), add=add, must_exist=True, return_values="NONE")
+    except ConditionFailed:
+        pass  # campaign deleted
+
+
+def counts(account_id: str) -> dict:
+    return table().get(*count_key(account_id)) or {}
+
+
+def page(account_id: str, status: str | None, limit: int, cursor: dict | None):
+    pk = f"ACCT#{account_id}#CAMPS#{status}" if status else f"ACCT#{account_id}#CAMPS"
+    return table().query(pk, index="gsi2" if status else "gsi1", limit=limit, cursor=cursor, forward=False)
+
+
+def iter_account(account_id: str, status: str | None):
+    pk = f"ACCT#{account_id}#CAMPS#{status}" if status else f"ACCT#{account_id}#CAMPS"
+    return table().iter_query(pk, index="gsi2" if status else "gsi1", forward=False)
+
+
+def due(now_iso: str, limit: int = 50) -> list[dict]:
+    items, _ = table().query("CAMPDUE", index="gsi3", sk_lte=now_iso + "~", limit=limit)
+    return items
+
+
+def sending(limit: int = 100) -> list[dict]:
+    items, _ = table().query("CAMPSENDING", index="gsi3", limit=limit)
+    return items
+
+
+__all__ = ["InvalidState", "decode_cursor"]

@@ -1,0 +1,221 @@
+"""Campaign rules: CRUD, views with stats and rates, the lifecycle and its transitions.
+
+States: ``draft`` → ``scheduled`` (POST /send, confirm) → ``sending`` (dispatcher, when due) →
+``sent`` (every batch applied). ``draft``/``scheduled``/``sending`` → ``cancelled`` (POST /cancel;
+a sending campaign stops: recipients not yet sent are not sent). ``sending`` is our own state.
+"""
+from __future__ import annotations
+
+import math
+
+from lambdakit import clock, ids
+from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.pagination import page_meta, page_request
+
+from .. import events
+from ..sending import audience
+from . import repository as repo
+from .models import CampaignBody, CampaignCreate, SendRequest
+
+EDITABLE = ["draft", "scheduled"]
+STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
+
+
+def _pct(n: float, d: float) -> float:
+    return round(n * 100.0 / d, 2) if d else 0
+
+
+def stats(item: dict, *, rates: bool) -> dict:
+    s = {k: int(item.get(f"st_{k}", 0) or 0) for k in STAT_KEYS}
+    if rates:
+        s["open_rate"] = _pct(s["opened"], s["delivered"])
+        s["click_rate"] = _pct(s["clicked"], s["delivered"])
+        s["bounce_rate"] = _pct(s["bounced"], s["sent"])
+    return s
+
+
+def detail(item: dict) -> dict:
+    out = {k: item.get(k) for k in ("id", "name", "subject", "preview_text", "content", "template_id", "audience",
+                                    "schedule", "tracking", "settings", "ab_test", "status", "scheduled_for",
+                                    "estimated_recipients", "sent_at", "cancelled_at", "created_at", "updated_at")}
+    out["stats"] = stats(item, rates=True)
+    out["stats"].update({"total_opens": int(item.get("st_opens_total", 0) or 0),
+                         "total_clicks": int(item.get("st_clicks_total", 0) or 0),
+                         "machine_opens": int(item.get("st_machine_opened", 0) or 0),
+                         "complained": int(item.get("st_complained", 0) or 0),
+                         "failed": int(item.get("st_failed", 0) or 0)})
+    if item.get("status") in ("sending", "sent", "cancelled") and item.get("send_started_at"):
+        out["progress"] = {"recipients_queued": int(item.get("fanout_recipients", 0) or 0),
+                           "batches_queued": int(item.get("fanout_batches", 0) or 0),
+                           "batches_done": int(item.get("batches_done", 0) or 0),
+                           "fanout_done": bool(item.get("fanout_done")), "phase": item.get("phase")}
+    if item.get("ab_test"):
+        n = len(item["ab_test"].get("variations") or [])
+        out["ab_results"] = {
+            "winner": item.get("ab_winner"), "decide_at": item.get("ab_decide_at"),
+            "variations": [{"index": i, "subject": item["ab_test"]["variations"][i]["subject"],
+                            "sent": int(item.get(f"ab_sent_{i}", 0) or 0),
+                            "opened": int(item.get(f"ab_opened_{i}", 0) or 0),
+                            "open_rate": _pct(int(item.get(f"ab_opened_{i}", 0) or 0),
+                                              int(item.get(f"ab_sent_{i}", 0) or 0))} for i in range(n)]}
+    return out
+
+
+def list_item(item: dict) -> dict:
+    return {"id": item["id"], "name": item.get("name"), "status": item.get("status"), "subject": item.get("subject"),
+            "sent_at": item.get("sent_at"), "stats": stats(item, rates=False), "created_at": item.get("created_at")}
+
+
+def get_owned(account_id: str, cid: str, *, consistent: bool = False) -> dict:
+    item = repo.get(cid, consistent=consistent)
+    if not item or item.get("account_id") != account_id:
+        raise NotFound("Campaign not found")
+    return item
+
+
+def _check_refs(account_id: str, body: CampaignBody) -> None:
+    if body.audience and body.audience.type == "list" and body.audience.list_id:
+        if not audience.get_list(account_id, body.audience.list_id):
+            raise ValidationFailed("Unknown list", fields={"audience.list_id": "List not found"})
+    if body.template_id and not audience.get_template(account_id, body.template_id):
+        raise ValidationFailed("Unknown template", fields={"template_id": "Template not found"})
+
+
+def _dump(body: CampaignBody, *, partial: bool) -> dict:
+    data = body.model_dump(exclude_unset=partial, mode="json")
+    return {k: v for k, v in data.items() if not (partial and v is None and k not in ("template_id", "ab_test"))}
+
+
+def create(account_id: str, body: CampaignCreate) -> dict:
+    _check_refs(account_id, body)
+    now = clock.now_iso()
+    item = {"id": ids.sortable_id().lower(), "account_id": account_id, **_dump(body, partial=False),
+            "name_lc": body.name.lower(), "status": "draft", "created_at": now, "updated_at": now}
+    for k in STAT_KEYS:
+        item[f"st_{k}"] = 0
+    repo.create(item)
+    events.emit(account_id, "campaign.created", {"campaign_id": item["id"], "campaign_name": item["name"],
+                                                  "status": "draft", "created_at": now},
+                event_key=f"campaign.created:{item['id']}")
+    return {"id": item["id"], "name": item["name"], "status": "draft", "created_at": now}
+
+
+def view(account_id: str, cid: str) -> dict:
+    return detail(get_owned(account_id, cid))
+
+
+def update(account_id: str, cid: str, body: CampaignBody) -> dict:
+    item = get_owned(account_id, cid)
+    if item["status"] not in EDITABLE:
+        raise repo.InvalidState(EDITABLE, item["status"])
+    _check_refs(account_id, body)
+    changes = _dump(body, partial=True)
+    if not changes:
+        return detail(item)
+    changes["updated_at"] = clock.now_iso()
+    if "name" in changes:
+        changes["name_lc"] = changes["name"].lower()
+    if item["status"] == "scheduled" and "schedule" in changes:
+        when = _scheduled_for(changes["schedule"])
+        changes.update(scheduled_for=when, gsi3pk="CAMPDUE", gsi3sk=f"{when}#{cid}")
+    return detail(repo.update_fields(cid, changes, allowed=EDITABLE))
+
+
+def list_campaigns(account_id: str, page: str | None, limit: str | None, status: str | None,
+                   search: str | None) -> dict:
+    req = page_request(page, limit, default_limit=20, max_limit=100)
+    from .models import STATUSES
+
+    if status and status not in STATUSES:
+        raise ValidationFailed("Invalid status", fields={"status": f"Must be one of {', '.join(STATUSES)}"})
+    if search:
+        # Name search reads the account's campaigns (bounded per tenant; never the emails).
+        needle = search.strip().lower()
+        matches = [i for i in repo.iter_account(account_id, status) if needle in (i.get("name_lc") or "")]
+        chunk = matches[req.offset:req.offset + req.limit]
+        return {"campaigns": [list_item(i) for i in chunk], "pagination": page_meta(req, len(matches))}
+    counts = repo.counts(account_id)
+    total = int(counts.get(f"n_{status}", 0) if status else counts.get("total", 0))
+    # Read the pages before the requested one too (DynamoDB has no offsets): cost grows with the
+    # page number, not with the data.
+    cursor, items = None, []
+    need = req.offset + req.limit
+    while len(items) < need:
+        got, cursor = repo.page(account_id, status, min(need - len(items), 1000), cursor)
+        items.extend(got)
+        if not cursor:
+            break
+    chunk = items[req.offset:req.offset + req.limit]
+    return {"campaigns": [list_item(i) for i in chunk], "pagination": page_meta(req, max(total, 0))}
+
+
+# ---------------------------------------------------------------- lifecycle
+def _scheduled_for(schedule: dict | None) -> str:
+    if schedule and schedule.get("type") == "scheduled" and schedule.get("date"):
+        return schedule["date"]
+    return clock.now_iso()
+
+
+def _validate_sendable(account_id: str, item: dict) -> None:
+    problems: dict[str, str] = {}
+    tpl = audience.get_template(account_id, item["template_id"]) if item.get("template_id") else None
+    if item.get("template_id") and not tpl:
+        problems["template_id"] = "Template not found"
+    if not (item.get("subject") or (tpl or {}).get("subject")):
+        problems["subject"] = "A subject is required to send"
+    if not (item.get("content") or (tpl or {}).get("content")):
+        problems["content"] = "Content (or a template) is required to send"
+    aud = item.get("audience") or {}
+    if not aud:
+        problems["audience"] = "An audience is required to send"
+    elif aud.get("type") == "list" and not audience.get_list(account_id, aud.get("list_id") or ""):
+        problems["audience.list_id"] = "List not found"
+    if problems:
+        raise ValidationFailed("Campaign is not ready to send", fields=problems)
+
+
+def estimated_recipients(account_id: str, item: dict) -> int:
+    aud = item.get("audience") or {}
+    if aud.get("type") == "test":
+        return len(aud.get("test_emails") or [])
+    return audience.active_count(account_id, aud.get("list_id") or "")
+
+
+def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
+    item = get_owned(account_id, cid)
+    if req.send_test:
+        from .sendctx import send_test
+
+        return send_test(item, req.test_emails)
+    if req.confirm is not True:
+        raise ValidationFailed("Sending needs confirmation", fields={"confirm": "Must be true to send the campaign"})
+    if item["status"] != "draft":
+        raise repo.InvalidState("draft", item["status"])
+    _validate_sendable(account_id, item)
+    when = _scheduled_for(item.get("schedule"))
+    estimate = estimated_recipients(account_id, item)
+    now = clock.now_iso()
+    repo.transition(item, ["draft"], "scheduled",
+                    set={"scheduled_for": when, "estimated_recipients": estimate, "updated_at": now,
+                         "confirmed_at": now, "gsi3pk": "CAMPDUE", "gsi3sk": f"{when}#{cid}"})
+    if when <= clock.now_iso():
+        from ..sending import repository as send_repo
+
+        # Immediate: start now through the send queue instead of waiting for the next tick.
+        send_repo.enqueue([{"type": "start", "campaign_id": cid}])
+    return {"campaign_id": cid, "status": "scheduled", "scheduled_for": when, "estimated_recipients": estimate}
+
+
+def cancel(account_id: str, cid: str) -> dict:
+    item = get_owned(account_id, cid)
+    now = clock.now_iso()
+    repo.transition(item, ["draft", "scheduled", "sending"], "cancelled",
+                    set={"cancelled_at": now, "updated_at": now}, remove=["gsi3pk", "gsi3sk"])
+    fresh = get_owned(account_id, cid, consistent=True)
+    return {"campaign_id": cid, "status": "cancelled", "cancelled_at": now, "previous_status": item["status"],
+            "stats": stats(fresh, rates=True)}
+
+
+def ab_test_target(item: dict, total: int) -> int:
+    ab = item.get("ab_test") or {}
+    return min(total, int(math.ceil(total * int(ab.get("test_size", 100)) / 100.0)))

@@ -1,0 +1,140 @@
+"""Feedback rules shared by SES events, the sandbox's simulated outcomes and unsubscribe links:
+contact status (hard bounce → ``bounced``, complaint/unsubscribe → ``unsubscribed``, which
+suppresses every later send), stats counters and events. Each effect happens once: recipient
+records change status conditionally and contacts report whether they changed."""
+from __future__ import annotations
+
+from lambdakit import clock
+
+from .. import events
+from ..analytics import repository as counters
+from ..campaign import repository as camp_repo
+from ..sending import audience
+from ..sending import repository as send_repo
+
+
+def _contact_id(account_id: str, contact_id: str | None, email: str | None) -> str | None:
+    if contact_id:
+        return contact_id
+    if email:
+        c = audience.find_by_email(account_id, email)
+        return c["id"] if c else None
+    return None
+
+
+def contact_bounced(account_id: str, contact_id: str | None, email: str | None, *, hard: bool) -> bool:
+    cid = _contact_id(account_id, contact_id, email)
+    if not hard or not cid:
+        return False
+    return audience.set_status(account_id, cid, "bounced", reason="hard_bounce")
+
+
+def contact_unsubscribed(account_id: str, contact_id: str | None, email: str | None, *, source: str,
+                         campaign_id: str | None = None, send_id: str | None = None) -> bool:
+    """Unsubscribe a contact; stats and ``contact.unsubscribed`` only when it really changed."""
+    cid = _contact_id(account_id, contact_id, email)
+    if not cid:
+        return False
+    if not audience.set_status(account_id, cid, "unsubscribed", reason=source):
+        return False
+    now = clock.now_iso()
+    if campaign_id and not (send_id or "").startswith("t-"):
+        camp_repo.add_stats(campaign_id, {"st_unsubscribed": 1})
+    counters.add_day(account_id, clock.today(), {"unsubscribed": 1},
+                     campaign_id=campaign_id if not (send_id or "").startswith("t-") else None)
+    contact = audience.get_contacts(account_id, [cid]).get(cid) or {}
+    events.emit(account_id, "contact.unsubscribed", {
+        "contact_id": cid, "contact_email": contact.get("email") or email, "unsubscribed_at": now, "source": source,
+        "campaign_id": campaign_id}, event_key=f"contact.unsubscribed:{cid}:{now}")
+    return True
+
+
+def contact_complained(account_id: str, contact_id: str | None, email: str | None, *,
+                       campaign_id: str | None = None) -> bool:
+    return contact_unsubscribed(account_id, contact_id, email, source="complaint", campaign_id=campaign_id)
+
+
+# ---------------------------------------------------------------- SES events
+def _tag(mail: dict, name: str) -> str | None:
+    v = (mail.get("tags") or {}).get(name)
+    return v[0] if isinstance(v, list) and v else (v if isinstance(v, str) else None)
+
+
+def _campaign_of(send_id: str | None) -> str | None:
+    return send_id[2:] if send_id and send_id.startswith("c-") else None
+
+
+def apply_ses_event(detail: dict) -> str:
+    """Apply one SES event (the ``detail`` of an EventBridge event). Returns what was done."""
+    kind = (detail.get("eventType") or detail.get("notificationType") or "").lower()
+    mail = detail.get("mail") or {}
+    account_id, send_id, rkey = _tag(mail, "account"), _tag(mail, "send"), _tag(mail, "rkey")
+    if not account_id:
+        return "ignored: untagged"
+    rec = send_repo.get_recipient(send_id, rkey) if send_id and rkey else None
+    if rec and rec.get("account_id") != account_id:
+        return "ignored: tenant mismatch"
+    campaign_id = (rec or {}).get("campaign_id") or _campaign_of(send_id)
+    is_test = (send_id or "").startswith("t-")
+    email = (rec or {}).get("email") or ((mail.get("destination") or [None])[0])
+    contact_id = (rec or {}).get("contact_id")
+    common = {"message_id": mail.get("messageId"), "email": email, "contact_id": contact_id,
+              "campaign_id": campaign_id, "bulk_id": (rec or {}).get("bulk_id"), "provider": "ses"}
+    today = clock.today()
+
+    def count(field: str, stat: str) -> None:
+        if is_test:
+            return
+        if campaign_id:
+            camp_repo.add_stats(campaign_id, {stat: 1})
+        if (rec or {}).get("bulk_id"):
+            camp_bulk = send_repo.bulk_key(rec["bulk_id"])
+            send_repo.table().update(*camp_bulk, add={stat: 1}, return_values="NONE")
+        counters.add_day(account_id, today, {field: 1}, campaign_id=campaign_id, provider="ses")
+
+    if kind == "delivery":
+        if rec and send_repo.set_recipient_status(send_id, rkey, "delivered", ["sent", "claimed"],
+                                                  delivered_at=clock.now_iso()):
+            count("delivered", "st_delivered")
+            events.emit(account_id, "email.delivered", {**common, "delivered_at": (detail.get("delivery") or {}).get(
+                "timestamp") or clock.now_iso()}, event_key=f"email.delivered:{send_id}:{rkey}")
+            return "delivered"
+        return "duplicate"
+    if kind == "bounce":
+        b = detail.get("bounce") or {}
+        hard = b.get("bounceType") == "Permanent"
+        changed = rec is None or send_repo.set_recipient_status(send_id, rkey, "bounced", ["sent", "claimed", "delivered"],
+                                                                bounced_at=clock.now_iso())
+        if not changed:
+            return "duplicate"
+        if rec:
+            count("bounced", "st_bounced")
+        for br in b.get("bouncedRecipients") or [{"emailAddress": email}]:
+            addr = br.get("emailAddress") or email
+            contact_bounced(account_id, contact_id if addr == email else None, addr, hard=hard)
+            events.emit(account_id, "email.bounced", {
+                **common, "email": addr, "bounce_type": "hard" if hard else "soft",
+                "bounce_subtype": b.get("bounceSubType"), "diagnostic": br.get("diagnosticCode"),
+                "bounced_at": b.get("timestamp") or clock.now_iso()}, event_key=f"email.bounced:{send_id}:{rkey}:{addr}")
+        return "bounced"
+    if kind == "complaint":
+        if rec and not send_repo.set_recipient_status(send_id, rkey, "complained", ["sent", "claimed", "delivered"],
+                                                      complained_at=clock.now_iso()):
+            return "duplicate"
+        if rec:
+            count("complained", "st_complained")
+        contact_complained(account_id, contact_id, email, campaign_id=campaign_id)
+        return "complained"
+    if kind in ("open", "click") and rec:
+        from ..tracking import service as tracking
+
+        info = detail.get(kind) or {}
+        req = tracking.RequestInfo(user_agent=info.get("userAgent") or "", ip=info.get("ipAddress") or "",
+                                   country=None, city=None)
+        payload = {"a": account_id, "s": send_id, "r": rkey}
+        if kind == "open":
+            tracking.record_open(payload, req)
+        else:
+            tracking.record_click(payload, info.get("link") or "", req, clicked_url=None)
+        return kind
+    return f"ignored: {kind or 'unknown'}"

@@ -1,0 +1,86 @@
+"""Read/write access to the audience slice's contacts, lists and templates (one adapter, so the
+sending side depends on their key design in one place: ``campaigns.common.keys``).
+
+Contacts: ``ACCT#{a}#C#{id}`` / ``C``; email lookup ``ACCT#{a}#EMAIL#{email}`` / ``EMAIL``;
+list members ``ACCT#{a}#LIST#{id}#M`` / ``C#{contact_id}``; list counters on ``ACCT#{a}`` /
+``LIST#{id}`` (``active``, ``unsubscribed``, ``bounced``, ``contact_count``).
+Status changes go through the contacts service when it offers them (it keeps the counters).
+"""
+from __future__ import annotations
+
+from lambdakit.ddb import Table, decode_cursor, encode_cursor
+
+from ..common import keys
+from ..settings import settings
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def get_list(account_id: str, list_id: str) -> dict | None:
+    return table().get(*keys.list_key(account_id, list_id))
+
+
+def active_count(account_id: str, list_id: str) -> int:
+    item = get_list(account_id, list_id) or {}
+    return int(item.get("active", item.get("contact_count", 0)) or 0)
+
+
+def page_members(account_id: str, list_id: str, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+    """Contact ids of one page of list members (inactive members are dropped when the member item
+    carries a status; the send worker re-checks every contact's status before sending)."""
+    items, last = table().query(keys.list_members_pk(account_id, list_id), limit=limit,
+                                cursor=decode_cursor(cursor) if cursor else None)
+    ids_ = []
+    for i in items:
+        if i.get("status", "active") != "active":
+            continue
+        cid = i.get("contact_id") or str(i["sk"]).partition("#")[2]
+        if cid:
+            ids_.append(cid)
+    return ids_, encode_cursor(last)
+
+
+def get_contacts(account_id: str, contact_ids: list[str]) -> dict[str, dict]:
+    items = table().batch_get([keys.contact_key(account_id, c) for c in contact_ids])
+    return {i["id"]: i for i in items if i.get("id")}
+
+
+def find_by_emails(account_id: str, emails: list[str]) -> dict[str, dict]:
+    """Contacts of these addresses (lower-cased keys), for suppression of non-campaign sends."""
+    lowered = list(dict.fromkeys(e.strip().lower() for e in emails if e))
+    if not lowered:
+        return {}
+    refs = table().batch_get([keys.email_key(account_id, e) for e in lowered])
+    ids_ = {r.get("contact_id"): str(r["pk"]).rpartition("#EMAIL#")[2] for r in refs if r.get("contact_id")}
+    contacts = get_contacts(account_id, list(ids_)) if ids_ else {}
+    return {ids_[cid]: c for cid, c in contacts.items() if cid in ids_}
+
+
+def find_by_email(account_id: str, email: str) -> dict | None:
+    return find_by_emails(account_id, [email]).get(email.strip().lower())
+
+
+def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bool:
+    """Mark a contact ``unsubscribed`` or ``bounced`` through the contacts service (which keeps
+    the list and status counters); True when it changed, so callers emit events once."""
+    from ..contacts import service as contacts
+
+    before = get_contacts(account_id, [contact_id]).get(contact_id)
+    if not before or before.get("status") == status:
+        return False
+    try:
+        contacts.set_status(account_id, contact_id, status)
+    except Exception as exc:  # noqa: BLE001 - deleted in between
+        from lambdakit.errors import NotFound
+
+        if isinstance(exc, NotFound):
+            return False
+        raise
+    return True
+
+
+def get_template(account_id: str, template_id: str) -> dict | None:
+    """Templates item ``ACCT#{a}`` / ``TPL#{id}`` (subject, content)."""
+    return table().get(keys.acct(account_id), f"TPL#{template_id}")

@@ -1,0 +1,119 @@
+"""Processing of one batch message (campaign or bulk): resolve recipients, pace, deliver each
+exactly once, apply the batch's counters once, emit events, finish the send when it was the last."""
+from __future__ import annotations
+
+from typing import Callable
+
+from lambdakit import clock
+
+from .. import events
+from . import pipeline
+from . import repository as repo
+from .compose import Tracking
+from .providers import ProviderChoice
+
+CANCEL_CHECK_EVERY = 20
+
+
+def apply_effects(ctx: pipeline.SendContext, results: list[pipeline.Result]) -> None:
+    """Events and contact changes of the fresh outcomes of this attempt (sandbox feedback)."""
+    from ..feedback import service as feedback
+
+    evs = []
+    now = clock.now_iso()
+    for r in results:
+        if not r.fresh:
+            continue
+        common = {"message_id": r.message_id, "email": r.email, "contact_id": r.contact_id,
+                  "campaign_id": ctx.campaign_id, "bulk_id": ctx.bulk_id, "provider": ctx.provider.name}
+        if r.status == "delivered":
+            evs.append(("email.delivered", {**common, "delivered_at": now}, f"email.delivered:{ctx.send_id}:{r.rkey}"))
+        elif r.status == "bounced":
+            feedback.contact_bounced(ctx.account_id, r.contact_id, r.email, hard=True)
+            evs.append(("email.bounced", {**common, "bounce_type": "hard", "bounce_subtype": "General",
+                                          "diagnostic": "Simulated bounce (sandbox)", "bounced_at": now},
+                        f"email.bounced:{ctx.send_id}:{r.rkey}"))
+        elif r.status == "complained":
+            evs.append(("email.delivered", {**common, "delivered_at": now}, f"email.delivered:{ctx.send_id}:{r.rkey}"))
+            feedback.contact_complained(ctx.account_id, r.contact_id, r.email, campaign_id=ctx.campaign_id)
+    from ..webhooks.dispatch import emit_many
+
+    emit_many(ctx.account_id, evs) if evs else None
+
+
+def run(ctx: pipeline.SendContext, entries: list[dict], *, batch_no: int, owner: tuple[str, str],
+        remaining_ms: Callable[[], int], extra_add: Callable[[list[pipeline.Result]], dict] | None = None) -> bool:
+    """Deliver one batch. Returns True when its counters were applied now (False: applied before)."""
+    recipients = pipeline.resolve_contacts(ctx.account_id, entries)
+    gate = pipeline.RateGate(ctx.account_id, ctx.provider.name, lambda: remaining_ms() / 1000.0)
+    results: list[pipeline.Result] = []
+    for n, r in enumerate(recipients):
+        if n % CANCEL_CHECK_EVERY == 0 and ctx.is_stopped():
+            break
+        if remaining_ms() < 8000:
+            raise pipeline.Throttled("out of time; the rest of the batch is redelivered")
+        gate.take()
+        results.append(pipeline.deliver(ctx, r))
+    c = pipeline.count(results, ctx.provider.name)
+    add = {"batches_done": 1, "st_sent": c["sent"], "st_delivered": c["delivered"], "st_bounced": c["bounced"],
+           "st_complained": c["complained"], "st_failed": c["failed"], "st_skipped": c["skipped"]}
+    if extra_add:
+        add.update(extra_add(results))
+    day = {k: c[k] for k in ("sent", "delivered", "bounced", "complained", "failed")}
+    applied = repo.complete_batch(ctx.send_id, batch_no, account_id=ctx.account_id, owner=owner, owner_add=add,
+                                  counts=day, campaign_id=ctx.campaign_id, provider=ctx.provider.name)
+    apply_effects(ctx, results)
+    return applied
+
+
+# ---------------------------------------------------------------- bulk
+def bulk_context(bulk: dict) -> pipeline.SendContext:
+    p = bulk["provider"]
+    t = bulk.get("tracking") or {}
+    return pipeline.SendContext(
+        account_id=bulk["account_id"], send_id=f"b-{bulk['id']}", kind="bulk", subject=bulk["subject"],
+        html=bulk.get("html"), text=bulk.get("text"),
+        provider=ProviderChoice(p["name"], p["from_email"], p.get("from_name") or "", p.get("reply_to")),
+        tracking=Tracking(opens=t.get("track_opens", True), clicks=t.get("track_clicks", True)),
+        unsubscribe=True, bulk_id=bulk["id"], variables=bulk.get("variables") or {},
+        metadata=bulk.get("metadata") or {})
+
+
+def run_bulk(message: dict, remaining_ms: Callable[[], int]) -> None:
+    bulk = repo.get_bulk(message["bulk_id"])
+    if not bulk:
+        return
+    ctx = bulk_context(bulk)
+    run(ctx, message["recipients"], batch_no=int(message["batch_no"]), owner=repo.bulk_key(bulk["id"]),
+        remaining_ms=remaining_ms)
+    repo.finish_bulk_if_done(bulk["id"])
+
+
+# ---------------------------------------------------------------- campaign
+def run_campaign(message: dict, remaining_ms: Callable[[], int]) -> None:
+    from ..campaign import dispatcher
+    from ..campaign import repository as camp_repo
+    from ..campaign.sendctx import context
+
+    cid = message["campaign_id"]
+    item = camp_repo.get(cid, consistent=True)
+    if not item or item.get("status") != "sending":
+        return  # cancelled (or gone): nothing more is sent
+    ctx = context(item)
+
+    def stopped() -> bool:
+        fresh = camp_repo.get(cid, consistent=True)
+        return not fresh or fresh.get("status") != "sending"
+
+    ctx.is_stopped = stopped
+
+    def ab_add(results: list[pipeline.Result]) -> dict:
+        out: dict = {}
+        for r in results:
+            if r.variant is not None and r.status not in ("skipped", "failed"):
+                out[f"ab_sent_{r.variant}"] = out.get(f"ab_sent_{r.variant}", 0) + 1
+        return out
+
+    run(ctx, message["recipients"], batch_no=int(message["batch_no"]), owner=camp_repo.key(cid),
+        remaining_ms=remaining_ms, extra_add=ab_add)
+    dispatcher.maybe_finish(cid)

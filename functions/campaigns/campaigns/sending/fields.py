@@ -1,0 +1,32 @@
+"""Field types shared by the sending and campaign request models."""
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ..common.emails import InvalidEmail, normalise_email
+
+
+def _email(v: str) -> str:
+    try:
+        return normalise_email(v)
+    except InvalidEmail as exc:
+        raise ValueError(str(exc)) from None
+
+
+Email = Annotated[str, AfterValidator(_email)]
+
+
+class ProviderConfig(BaseModel):
+    """The spec's non-delivering-mode object, also used to pick SES explicitly."""
+    model_config = ConfigDict(extra="ignore")
+    provider: Literal["sandbox", "ses"] = "sandbox"
+    from_email: Optional[Email] = None
+    from_name: Optional[str] = Field(default=None, max_length=200)
+
+
+class TrackingOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    track_opens: bool = True
+    track_clicks: bool = True

@@ -1,0 +1,60 @@
+"""/email/*: single and bulk sends, bulk progress, the sandbox outbox."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import header, int_query, json_object, parse_model, query
+
+from ..auth import principal, require
+from ..http import build_app, lambda_entry, ok
+from . import idempotency, service
+from .models import BulkSend, SendEmail
+
+router = APIGatewayHttpRouter()
+SEND = [require("email:send")]
+
+
+def _acct() -> str:
+    return principal(router).account_id
+
+
+@router.post("/email/send", middlewares=SEND, summary="Send one email now",
+             description="Outbound shape (to, cc, bcc, subject, html, text, template_id, variables, base64 "
+                         "attachments with type, tracking, metadata) plus provider {provider: sandbox|ses, "
+                         "from_email, from_name}. Honours Idempotency-Key for 24 h.")
+def send_email():
+    raw = json_object(router)
+    parse_model(SendEmail, raw)  # validate before taking the idempotency key
+    res = idempotency.call("email.send", _acct(), header(router, "idempotency-key"), raw,
+                           {"account_id": _acct(), "body": raw}, router.lambda_context)
+    return ok(res["data"], "Email sent" if res["data"]["status"] != "suppressed" else "Recipient is suppressed",
+              status=res["status"])
+
+
+@router.post("/email/bulk", middlewares=SEND, summary="Queue a bulk send",
+             description="recipients [{to, variables}], subject/html/text or template_id, send_in_parallel, "
+                         "batch_size (1-1000, default 100). 202 with bulk_id, total, queued.")
+def send_bulk():
+    raw = json_object(router)
+    parse_model(BulkSend, raw)
+    res = idempotency.call("email.bulk", _acct(), header(router, "idempotency-key"), raw,
+                           {"account_id": _acct(), "body": raw}, router.lambda_context)
+    return ok(res["data"], "Bulk send queued", status=res["status"])
+
+
+@router.get("/email/bulk/<bulk_id>", middlewares=SEND, summary="Progress of a bulk send")
+def bulk_status(bulk_id: str):
+    return ok(service.bulk_status(_acct(), bulk_id), "Bulk send status")
+
+
+@router.get("/email/outbox", middlewares=SEND, summary="Messages recorded by the sandbox provider, newest first",
+            description="query: to, campaign_id, bulk_id, limit (1-100, default 20), cursor")
+def outbox():
+    limit = int_query(router, "limit", 20, minimum=1, maximum=100)
+    return ok(service.outbox(_acct(), to=query(router, "to"), campaign_id=query(router, "campaign_id"),
+                             bulk_id=query(router, "bulk_id"), limit=limit, cursor=query(router, "cursor")),
+              "Outbox retrieved")
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

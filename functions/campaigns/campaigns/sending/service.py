@@ -1,0 +1,135 @@
+"""/email/send (one message, now), /email/bulk (queued batches), bulk progress and the outbox."""
+from __future__ import annotations
+
+import json
+
+from lambdakit import clock, ids
+from lambdakit.errors import NotFound, ValidationFailed
+
+from ..analytics import repository as counters
+from . import audience, batches, idempotency, pipeline, providers
+from . import repository as repo
+from .compose import Tracking
+from .message import Attachment
+from .models import MAX_TOTAL_BYTES, BulkSend, SendEmail
+
+MAX_MESSAGE_BYTES = 200_000
+PACED_DELAY_SECONDS = 2
+
+
+def _content(account_id: str, body) -> tuple[str, str | None, str | None]:
+    if not body.template_id:
+        return body.subject or "", body.html, body.text
+    tpl = audience.get_template(account_id, body.template_id)
+    if not tpl:
+        raise ValidationFailed("Unknown template", fields={"template_id": "Template not found"})
+    return body.subject or tpl.get("subject") or "", body.html or tpl.get("content"), body.text
+
+
+def _provider(body) -> providers.ProviderChoice:
+    return providers.choose(body.provider.model_dump() if body.provider else None, from_email=body.from_email,
+                            from_name=body.from_name, reply_to=body.reply_to)
+
+
+def send_one(account_id: str, body: SendEmail) -> dict:
+    attachments = [Attachment(a.filename, a.decoded(), a.type) for a in body.attachments]
+    size = sum(len(a.content) for a in attachments) + len((body.html or "").encode()) + len((body.text or "").encode())
+    if size > MAX_TOTAL_BYTES:
+        raise ValidationFailed("Message is larger than 10 MB",
+                               fields={"attachments": f"Total message size must be at most {MAX_TOTAL_BYTES} bytes"})
+    subject, html, text = _content(account_id, body)
+    p = _provider(body)
+    ctx = pipeline.SendContext(
+        account_id=account_id, send_id=f"m-{ids.sortable_id().lower()}", kind="single", subject=subject, html=html,
+        text=text, provider=p, tracking=Tracking(opens=body.tracking.track_opens, clicks=body.tracking.track_clicks),
+        unsubscribe=False, variables=body.variables, cc=body.cc, bcc=body.bcc, attachments=attachments,
+        metadata=body.metadata)
+    rcpt = pipeline.resolve_contacts(account_id, [{"e": body.to}])[0]
+    try:
+        r = pipeline.deliver(ctx, rcpt)
+    except pipeline.Throttled:
+        from lambdakit.errors import RateLimited
+
+        raise RateLimited("Sending rate exceeded; retry shortly", headers={"Retry-After": "1"}) from None
+    c = pipeline.count([r], p.name)
+    counters.add_day(account_id, clock.today(), {k: c[k] for k in ("sent", "delivered", "bounced", "failed")},
+                     provider=p.name)
+    batches.apply_effects(ctx, [r])
+    status = {"skipped": "suppressed"}.get(r.status, r.status)
+    return {"message_id": r.message_id, "status": status, "provider": p.name, "to": body.to}
+
+
+def create_bulk(account_id: str, body: BulkSend) -> dict:
+    subject, html, text = _content(account_id, body)
+    p = _provider(body)
+    seen: set[str] = set()
+    entries = []
+    for r in body.recipients:
+        k = r.to.lower()
+        if k in seen:
+            continue
+        seen.add(k)
+        entries.append({"e": r.to, **({"vars": r.variables} if r.variables else {})})
+    chunks: list[list[dict]] = []
+    cur: list[dict] = []
+    cur_size = 0
+    for e in entries:
+        n = len(json.dumps(e, default=str))
+        if cur and (len(cur) >= body.batch_size or cur_size + n > MAX_MESSAGE_BYTES):
+            chunks.append(cur)
+            cur, cur_size = [], 0
+        cur.append(e)
+        cur_size += n
+    if cur:
+        chunks.append(cur)
+    bid = ids.sortable_id().lower()
+    now = clock.now_iso()
+    bulk = {"id": bid, "account_id": account_id, "subject": subject, "html": html, "text": text,
+            "template_id": body.template_id, "variables": body.variables, "metadata": body.metadata,
+            "tracking": body.tracking.model_dump(), "provider": {"name": p.name, "from_email": p.from_email,
+                                                                 "from_name": p.from_name, "reply_to": p.reply_to},
+            "status": "queued", "total": len(body.recipients), "queued": len(entries), "batches_total": len(chunks),
+            "batches_done": 0, "batch_size": body.batch_size, "send_in_parallel": body.send_in_parallel,
+            "st_sent": 0, "st_delivered": 0, "st_bounced": 0, "st_failed": 0, "st_skipped": 0, "created_at": now}
+    repo.put_bulk(bulk)
+    msgs = [{"type": "batch", "bulk_id": bid, "batch_no": i + 1, "recipients": ch} for i, ch in enumerate(chunks)]
+    if body.send_in_parallel:
+        repo.enqueue(msgs)
+    else:
+        # Paced: batches become visible one after another (SQS delay, at most 15 minutes).
+        for i, m in enumerate(msgs):
+            repo.enqueue_delayed(m, min(900, i * PACED_DELAY_SECONDS))
+    return {"bulk_id": bid, "total": len(body.recipients), "queued": len(entries), "batches": len(chunks),
+            "status": "queued"}
+
+
+def bulk_status(account_id: str, bulk_id: str) -> dict:
+    b = repo.get_bulk(bulk_id)
+    if not b or b.get("account_id") != account_id:
+        raise NotFound("Bulk send not found")
+    done = int(b.get("batches_done", 0))
+    status = b.get("status", "queued")
+    if status == "queued" and done:
+        status = "sending"
+    processed = sum(int(b.get(k, 0) or 0) for k in ("st_sent", "st_failed", "st_skipped"))
+    return {"bulk_id": bulk_id, "status": status, "total": b["total"], "queued": b["queued"],
+            "processed": processed, "sent": int(b.get("st_sent", 0)), "delivered": int(b.get("st_delivered", 0)),
+            "bounced": int(b.get("st_bounced", 0)), "failed": int(b.get("st_failed", 0)),
+            "suppressed": int(b.get("st_skipped", 0)), "batches_total": b["batches_total"], "batches_done": done,
+            "progress": round(done * 100.0 / b["batches_total"], 1) if b["batches_total"] else 100.0,
+            "provider": b["provider"]["name"], "created_at": b["created_at"], "completed_at": b.get("completed_at")}
+
+
+def outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id: str | None, limit: int,
+           cursor: str | None) -> dict:
+    items, nxt = repo.list_outbox(account_id, to=to, campaign_id=campaign_id, bulk_id=bulk_id, limit=limit,
+                                  cursor=cursor)
+    keys = ("id", "to", "cc", "bcc", "from", "reply_to", "subject", "html", "text", "headers", "provider",
+            "campaign_id", "bulk_id", "attachments", "metadata", "simulated", "sent_at")
+    return {"messages": [{k: i.get(k) for k in keys} for i in items], "pagination": {"limit": limit, "next_cursor": nxt}}
+
+
+idempotency.register("email.send", lambda account_id, body: {"status": 200, "data": send_one(
+    account_id, SendEmail.model_validate(body))})
+idempotency.register("email.bulk", lambda account_id, body: {"status": 202, "data": create_bulk(
+    account_id, BulkSend.model_validate(body))})

@@ -1,0 +1,166 @@
+"""Open and click tracking and one-click unsubscribe.
+
+Opens and clicks are counted every time (totals) and once per recipient (unique, through a
+conditional first-time marker on the recipient record). Machine opens (Apple Mail Privacy
+Protection's generic user agent, security scanners, fetches within seconds of the send) are
+flagged and counted apart; they never move open rates or A/B decisions.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lambdakit import clock
+
+from .. import events
+from ..analytics import repository as counters
+from ..campaign import repository as camp_repo
+from ..sending import repository as send_repo
+
+SCANNERS = re.compile(
+    r"bot\b|crawler|spider|barracuda|mimecast|proofpoint|symantec|trendmicro|forcepoint|messagelabs|"
+    r"python-requests|python-urllib|curl/|wget|go-http-client|headlesschrome|phantomjs|libwww|okhttp|"
+    r"ms office protection|microsoft office existence|safelinks|linkscanner|appengine-google", re.IGNORECASE)
+
+
+@dataclass
+class RequestInfo:
+    user_agent: str
+    ip: str
+    country: str | None
+    city: str | None
+
+
+def machine_reason(ua: str, sent_at: str | None) -> str | None:
+    ua = (ua or "").strip()
+    if not ua:
+        return "no_user_agent"
+    if ua == "Mozilla/5.0":
+        return "apple_mpp"
+    if SCANNERS.search(ua):
+        return "scanner"
+    if sent_at:
+        try:
+            from ..settings import settings
+
+            if (clock.now() - clock.parse_iso(sent_at)).total_seconds() < settings().machine_open_window_seconds:
+                return "too_fast"
+        except ValueError:
+            pass
+    return None
+
+
+@lru_cache(maxsize=2048)
+def device(ua: str) -> dict[str, str]:
+    """Device type, OS and email client/browser of a user agent (ua-parser, imported lazily)."""
+    if not ua:
+        return {"type": "unknown", "os": "unknown", "client": "unknown"}
+    from ua_parser import parse
+
+    r = parse(ua)
+    os_name = r.os.family if r.os else "Other"
+    client = r.user_agent.family if r.user_agent else "Other"
+    low = ua.lower()
+    if "ipad" in low or "tablet" in low:
+        kind = "tablet"
+    elif r.device and r.device.family not in ("Other", None) and (
+            "mobile" in low or "iphone" in low or "android" in low):
+        kind = "mobile"
+    elif "mobile" in low or "iphone" in low:
+        kind = "mobile"
+    elif os_name in ("Windows", "Mac OS X", "Linux", "Ubuntu", "Chrome OS", "macOS"):
+        kind = "desktop"
+    else:
+        kind = "unknown" if os_name == "Other" else "desktop"
+    return {"type": kind, "os": os_name or "Other", "client": client or "Other"}
+
+
+def _recipient(payload: dict) -> dict | None:
+    rec = send_repo.get_recipient(payload["s"], payload["r"])
+    if not rec or rec.get("account_id") != payload["a"]:
+        return None
+    return rec
+
+
+def _trackable(payload: dict) -> tuple[dict, str | None]:
+    """The recipient record, or a reason not to record (unknown recipient, test send)."""
+    rec = _recipient(payload)
+    if not rec:
+        return {}, "unknown"
+    if rec.get("kind") == "test" or payload["s"].startswith("t-"):
+        return rec, "test"
+    return rec, None
+
+
+def record_open(payload: dict, req: RequestInfo) -> str:
+    rec, skip = _trackable(payload)
+    if skip:
+        return skip
+    a, cid, now, today = payload["a"], rec.get("campaign_id"), clock.now_iso(), clock.today()
+    reason = machine_reason(req.user_agent, rec.get("sent_at"))
+    if reason:
+        send_repo.mark_first(payload["s"], payload["r"], "machine_opened_at", now)
+        if cid:
+            camp_repo.add_stats(cid, {"st_machine_opened": 1})
+        counters.add_day(a, today, {"machine_opened": 1}, campaign_id=cid)
+        return f"machine:{reason}"
+    first = send_repo.mark_first(payload["s"], payload["r"], "opened_at", now)
+    if cid:
+        add = {"st_opens_total": 1, "st_opened": int(first)}
+        if first and rec.get("variant") is not None:
+            add[f"ab_opened_{int(rec['variant'])}"] = 1
+        camp_repo.add_stats(cid, add)
+    counters.add_day(a, today, {"opened": 1, "unique_opened": int(first)}, campaign_id=cid,
+                     provider=rec.get("provider"))
+    counters.add_engagement(a, today, "opened", country=req.country, city=req.city, device=device(req.user_agent))
+    if cid:
+        events.emit(a, "campaign.opened", {
+            "campaign_id": cid, "contact_id": rec.get("contact_id"), "contact_email": rec.get("email"),
+            "opened_at": now, "user_agent": req.user_agent, "ip_address": req.ip,
+            "location": {"country": req.country, "city": req.city}, "unique": first})
+    return "unique" if first else "repeat"
+
+
+def record_click(payload: dict, url: str, req: RequestInfo, *, clicked_url: str | None) -> str:
+    rec, skip = _trackable(payload)
+    if skip:
+        return skip
+    a, cid, now, today = payload["a"], rec.get("campaign_id"), clock.now_iso(), clock.today()
+    reason = machine_reason(req.user_agent, None)
+    if reason:
+        counters.add_day(a, today, {"machine_clicked": 1}, campaign_id=cid)
+        return f"machine:{reason}"
+    first = send_repo.mark_first(payload["s"], payload["r"], "clicked_at", now)
+    # A click implies the mail was opened (images may be blocked): count a unique open once.
+    opened_first = send_repo.mark_first(payload["s"], payload["r"], "opened_at", now)
+    if cid:
+        add = {"st_clicks_total": 1, "st_clicked": int(first)}
+        if opened_first:
+            add["st_opened"] = 1
+            if rec.get("variant") is not None:
+                add[f"ab_opened_{int(rec['variant'])}"] = 1
+        camp_repo.add_stats(cid, add)
+        counters.add_link_click(cid, url, first)
+    counters.add_day(a, today, {"clicked": 1, "unique_clicked": int(first), "unique_opened": int(opened_first)},
+                     campaign_id=cid, provider=rec.get("provider"))
+    counters.add_engagement(a, today, "clicked", country=req.country, city=req.city, device=device(req.user_agent))
+    if cid:
+        events.emit(a, "campaign.clicked", {
+            "campaign_id": cid, "contact_id": rec.get("contact_id"), "contact_email": rec.get("email"),
+            "clicked_at": now, "url": url, "clicked_url": clicked_url, "user_agent": req.user_agent,
+            "ip_address": req.ip, "unique": first})
+    return "unique" if first else "repeat"
+
+
+def unsubscribe(payload: dict, *, source: str) -> bool:
+    from ..feedback import service as feedback
+
+    rec = _recipient(payload)
+    contact_id = payload.get("t") or (rec or {}).get("contact_id")
+    email = (rec or {}).get("email")
+    if not contact_id and not email:
+        return False
+    feedback.contact_unsubscribed(payload["a"], contact_id, email, source=source,
+                                  campaign_id=(rec or {}).get("campaign_id"), send_id=payload["s"])
+    return True

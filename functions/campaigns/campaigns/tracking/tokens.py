@@ -1,0 +1,72 @@
+"""Signed link tokens for the open pixel, click redirects and one-click unsubscribe.
+
+A token is ``base64url(json payload).base64url(HMAC-SHA256)`` (``lambdakit.security.sign_token``)
+keyed with the service's link-signing secret. Payload keys are short to keep links small:
+
+``k`` kind (``o`` open, ``c`` click, ``u`` unsubscribe), ``a`` account id, ``s`` send id,
+``r`` recipient key, ``t`` contact id (optional), ``v`` A/B variant (optional), ``u`` target URL
+(click only). Nothing personal (no email address) travels in a link.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from functools import lru_cache
+
+from lambdakit.security import sign_token, verify_token
+
+from ..settings import settings
+
+
+@lru_cache(maxsize=8)
+def _secret_from_arn(arn: str) -> str:
+    from aws_lambda_powertools.utilities import parameters
+
+    # Read once per container (the ARN is fixed for a container's life); Powertools caches too.
+    return parameters.get_secret(arn, max_age=3600)
+
+
+def signing_secret() -> str:
+    s = settings()
+    if s.signing_secret:
+        return s.signing_secret
+    if not s.signing_secret_arn:
+        raise RuntimeError("no link-signing secret configured")
+    return _secret_from_arn(s.signing_secret_arn)
+
+
+def make(payload: dict) -> str:
+    raw = json.dumps({k: v for k, v in payload.items() if v is not None}, separators=(",", ":"), sort_keys=True)
+    return sign_token(signing_secret(), base64.urlsafe_b64encode(raw.encode()).decode().rstrip("="))
+
+
+def read(token: str, kind: str) -> dict | None:
+    """The payload of a valid token of ``kind``; ``None`` for anything forged, truncated or garbled."""
+    if not token or len(token) > 8192:
+        return None
+    body = verify_token(signing_secret(), token)
+    if body is None:
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("k") != kind or not data.get("a") or not data.get("s"):
+        return None
+    return data
+
+
+def base_url() -> str:
+    return settings().public_base_url.rstrip("/")
+
+
+def open_url(payload: dict) -> str:
+    return f"{base_url()}/t/o/{make({**payload, 'k': 'o'})}"
+
+
+def click_url(payload: dict, target: str) -> str:
+    return f"{base_url()}/t/c/{make({**payload, 'k': 'c', 'u': target})}"
+
+
+def unsubscribe_url(payload: dict) -> str:
+    return f"{base_url()}/unsubscribe/{make({**payload, 'k': 'u'})}"

@@ -1,0 +1,63 @@
+"""Event emission: one delivery record and one SQS message per (event, subscribed webhook).
+
+``emit(account_id, kind, data)`` is the interface the rest of the service calls (through
+``campaigns.events``). With ``event_key`` the emission is idempotent: emitting the same key again
+(a retried worker) neither creates a second delivery nor a second ``webhook-id``; a delivery that
+was recorded but never queued (crash in between) is queued again.
+"""
+from __future__ import annotations
+
+import json
+
+from lambdakit import clock, ids
+from lambdakit.security import sha256_hex
+
+from . import repository as repo
+
+EVENT_KINDS = ("campaign.created", "campaign.sent", "campaign.opened", "campaign.clicked", "contact.subscribed",
+               "contact.unsubscribed", "email.bounced", "email.delivered")
+TEST_EVENT = "webhook.test"
+
+
+def body_of(kind: str, data: dict, timestamp: str) -> str:
+    """The exact JSON text that is POSTed and signed."""
+    return json.dumps({"event": kind, "timestamp": timestamp, "data": data}, separators=(",", ":"),
+                      ensure_ascii=False, default=str)
+
+
+def new_delivery(account_id: str, webhook: dict, kind: str, body: str, *, delivery_id: str | None = None) -> dict:
+    now = clock.now_iso()
+    return {"id": delivery_id or ids.sortable_id().lower(), "account_id": account_id, "webhook_id": webhook["id"],
+            "event": kind, "body": body, "status": "pending", "attempts": 0, "series_attempts": 0,
+            "last_status_code": None, "last_latency_ms": None, "last_error": None, "created_at": now,
+            "updated_at": now}
+
+
+def emit_many(account_id: str, events: list[tuple[str, dict, str | None]]) -> int:
+    """Emit ``(kind, data, event_key)`` events; returns the number of deliveries queued."""
+    if not events:
+        return 0
+    hooks = [w for w in repo.list_webhooks(account_id) if w.get("enabled", True)]
+    if not hooks:
+        return 0
+    queue: list[dict] = []
+    for kind, data, key in events:
+        subs = [w for w in hooks if kind in (w.get("events") or [])]
+        if not subs:
+            continue
+        ts = clock.now_iso()
+        body = body_of(kind, data, ts)
+        for w in subs:
+            did = sha256_hex(f"{key}|{w['id']}")[:26] if key else None
+            d = new_delivery(account_id, w, kind, body, delivery_id=did)
+            created, existing = repo.create_delivery(d)
+            if created or (existing and existing.get("status") == "pending" and not existing.get("attempts")):
+                queue.append({"account_id": account_id, "webhook_id": w["id"], "delivery_id": d["id"]})
+    repo.enqueue(queue)
+    return len(queue)
+
+
+def emit(account_id: str, kind: str, data: dict, *, event_key: str | None = None) -> int:
+    if kind not in EVENT_KINDS:
+        raise ValueError(f"unknown event kind {kind}")
+    return emit_many(account_id, [(kind, data, event_key)])

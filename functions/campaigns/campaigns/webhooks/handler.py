@@ -1,0 +1,71 @@
+"""/webhooks: CRUD, test delivery, delivery log and manual retry."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import int_query, json_object, parse_model, query
+
+from ..auth import principal, require
+from ..http import build_app, lambda_entry, ok
+from . import service
+from .models import WebhookCreate, WebhookUpdate
+
+router = APIGatewayHttpRouter()
+READ, WRITE = [require("webhooks:read")], [require("webhooks:write")]
+
+
+def _acct() -> str:
+    return principal(router).account_id
+
+
+@router.get("/webhooks", middlewares=READ, summary="List webhooks")
+def list_webhooks():
+    return ok({"webhooks": service.list_all(_acct())}, "Webhooks retrieved")
+
+
+@router.post("/webhooks", middlewares=WRITE, summary="Create a webhook",
+             description="url must be https (http and private addresses are allowed only under Stage=local); "
+                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted.")
+def create_webhook():
+    body = parse_model(WebhookCreate, json_object(router))
+    return ok(service.create(_acct(), body), "Webhook created", status=201)
+
+
+@router.get("/webhooks/<id>", middlewares=READ, summary="Get a webhook")
+def get_webhook(id: str):
+    return ok(service.view(_acct(), id), "Webhook retrieved")
+
+
+@router.put("/webhooks/<id>", middlewares=WRITE, summary="Update a webhook (partial)")
+def update_webhook(id: str):
+    body = parse_model(WebhookUpdate, json_object(router))
+    return ok(service.update(_acct(), id, body), "Webhook updated")
+
+
+@router.delete("/webhooks/<id>", middlewares=[require("webhooks:delete")], summary="Delete a webhook")
+def delete_webhook(id: str):
+    service.delete(_acct(), id)
+    return ok({"id": id, "deleted": True}, "Webhook deleted")
+
+
+@router.post("/webhooks/<id>/test", middlewares=WRITE, summary="Send a signed test event now",
+             description="POSTs event webhook.test synchronously and returns the receiver's status code and latency.")
+def test_webhook(id: str):
+    res = service.send_test(_acct(), id)
+    return ok(res, "Test delivery succeeded" if res["success"] else "Test delivery failed")
+
+
+@router.get("/webhooks/<id>/deliveries", middlewares=READ, summary="Delivery log, newest first",
+            description="query: limit (1-100, default 20), cursor (from pagination.next_cursor)")
+def list_deliveries(id: str):
+    limit = int_query(router, "limit", 20, minimum=1, maximum=100)
+    return ok(service.deliveries(_acct(), id, limit, query(router, "cursor")), "Deliveries retrieved")
+
+
+@router.post("/webhooks/<id>/deliveries/<delivery_id>/retry", middlewares=WRITE, summary="Redeliver one delivery")
+def retry_delivery(id: str, delivery_id: str):
+    return ok(service.retry(_acct(), id, delivery_id), "Delivery queued", status=202)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

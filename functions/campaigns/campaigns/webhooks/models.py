@@ -1,0 +1,76 @@
+"""Request and response bodies of /webhooks."""
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .dispatch import EVENT_KINDS
+
+
+def _events(v: list[str] | None) -> list[str] | None:
+    if v is None:
+        return v
+    if not v:
+        raise ValueError("At least one event is required")
+    bad = [e for e in v if e not in EVENT_KINDS]
+    if bad:
+        raise ValueError(f"Unknown event kind(s): {', '.join(map(str, bad))}; allowed: {', '.join(EVENT_KINDS)}")
+    return list(dict.fromkeys(v))
+
+
+class WebhookCreate(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(min_length=1, max_length=200)
+    url: str = Field(min_length=8, max_length=2048)
+    events: list[str]
+    secret: Optional[str] = Field(default=None, min_length=16, max_length=256)
+    enabled: bool = True
+
+    _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
+
+
+class WebhookUpdate(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: Optional[str] = Field(default=None, min_length=1, max_length=200)
+    url: Optional[str] = Field(default=None, min_length=8, max_length=2048)
+    events: Optional[list[str]] = None
+    secret: Optional[str] = Field(default=None, min_length=16, max_length=256)
+    enabled: Optional[bool] = None
+
+    _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
+
+
+class Webhook(BaseModel):
+    id: str
+    name: str
+    url: str
+    events: list[str]
+    secret: str
+    enabled: bool
+    disabled_reason: Optional[str] = None
+    created_at: str
+    updated_at: str
+
+
+class Delivery(BaseModel):
+    id: str
+    webhook_id: str
+    event: str
+    status: str
+    attempts: int
+    last_status_code: Optional[int] = None
+    last_latency_ms: Optional[int] = None
+    last_error: Optional[str] = None
+    created_at: str
+    last_attempt_at: Optional[str] = None
+    next_attempt_at: Optional[str] = None
+    delivered_at: Optional[str] = None
+
+
+class TestResult(BaseModel):
+    delivery_id: str
+    success: bool
+    status_code: Optional[int]
+    latency_ms: int
+    error: Optional[str] = None

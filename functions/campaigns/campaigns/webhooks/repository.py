@@ -1,0 +1,115 @@
+"""Webhooks and their delivery log in DynamoDB; the delivery queue in SQS.
+
+- ``ACCT#{a}`` / ``WH#{id}``  webhook (name, url, events, secret, enabled)
+- ``WH#{id}`` / ``D#{delivery_id}``  one delivery of one event to one webhook; gsi1
+  (``WH#{id}#D`` / ``{created_at}#{delivery_id}``) lists them newest first. The item keeps the
+  exact body bytes, so every retry sends (and signs) the same body.
+"""
+from __future__ import annotations
+
+import json
+
+from lambdakit import aws, clock
+from lambdakit.ddb import Table, decode_cursor, encode_cursor
+from lambdakit.errors import ConditionFailed, NotFound, ValidationFailed
+
+from ..settings import settings
+
+DELIVERY_TTL_DAYS = 30
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def _public(item: dict) -> dict:
+    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
+
+
+# ---------------------------------------------------------------- webhooks
+def list_webhooks(account_id: str) -> list[dict]:
+    return [_public(i) for i in table().query_all(f"ACCT#{account_id}", sk_prefix="WH#", max_items=500)]
+
+
+def get_webhook(account_id: str, webhook_id: str) -> dict | None:
+    item = table().get(f"ACCT#{account_id}", f"WH#{webhook_id}")
+    return _public(item) if item else None
+
+
+def put_webhook(account_id: str, wh: dict) -> None:
+    table().put_new({"pk": f"ACCT#{account_id}", "sk": f"WH#{wh['id']}", **wh})
+
+
+def update_webhook(account_id: str, webhook_id: str, changes: dict) -> dict:
+    try:
+        return _public(table().update(f"ACCT#{account_id}", f"WH#{webhook_id}", set=changes, must_exist=True))
+    except ConditionFailed:
+        raise NotFound("Webhook not found") from None
+
+
+def delete_webhook(account_id: str, webhook_id: str) -> None:
+    try:
+        table().delete(f"ACCT#{account_id}", f"WH#{webhook_id}", condition="attribute_exists(pk)")
+    except ConditionFailed:
+        raise NotFound("Webhook not found") from None
+
+
+# ---------------------------------------------------------------- deliveries
+def create_delivery(d: dict) -> tuple[bool, dict | None]:
+    """Insert a delivery; ``(False, existing)`` when this (event, webhook) already has one."""
+    now = clock.now_ts()
+    item = {"pk": f"WH#{d['webhook_id']}", "sk": f"D#{d['id']}", "gsi1pk": f"WH#{d['webhook_id']}#D",
+            "gsi1sk": f"{d['created_at']}#{d['id']}", "ttl": int(now) + DELIVERY_TTL_DAYS * 86400, **d}
+    try:
+        table().put_new(item)
+        return True, None
+    except ConditionFailed:
+        return False, get_delivery(d["webhook_id"], d["id"])
+
+
+def get_delivery(webhook_id: str, delivery_id: str) -> dict | None:
+    item = table().get(f"WH#{webhook_id}", f"D#{delivery_id}", consistent=True)
+    return _public(item) if item else None
+
+
+def update_delivery(webhook_id: str, delivery_id: str, *, set: dict, add: dict | None = None,
+                    condition: str | None = None, names: dict | None = None, values: dict | None = None) -> dict:
+    return _public(table().update(f"WH#{webhook_id}", f"D#{delivery_id}", set=set, add=add, condition=condition,
+                                  names=names, values=values, must_exist=True))
+
+
+def list_deliveries(webhook_id: str, limit: int, cursor: str | None) -> tuple[list[dict], str | None]:
+    try:
+        start = decode_cursor(cursor)
+    except ValueError:
+        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
+    items, last = table().query(f"WH#{webhook_id}#D", index="gsi1", limit=limit, cursor=start, forward=False)
+    return [_public(i) for i in items], encode_cursor(last)
+
+
+# ---------------------------------------------------------------- queue
+def _sqs():
+    return aws.client("sqs")
+
+
+def enqueue(messages: list[dict], delay_seconds: int = 0) -> None:
+    url = settings().webhook_queue_url
+    for i in range(0, len(messages), 10):
+        chunk = messages[i:i + 10]
+        entries = [{"Id": str(n), "MessageBody": json.dumps(m, separators=(",", ":")),
+                    **({"DelaySeconds": delay_seconds} if delay_seconds else {})} for n, m in enumerate(chunk)]
+        resp = _sqs().send_message_batch(QueueUrl=url, Entries=entries)
+        if resp.get("Failed"):
+            raise RuntimeError(f"{len(resp['Failed'])} webhook messages not queued")
+
+
+def change_visibility(receipt_handle: str, seconds: int) -> None:
+    _sqs().change_message_visibility(QueueUrl=settings().webhook_queue_url, ReceiptHandle=receipt_handle,
+                                     VisibilityTimeout=max(0, min(int(seconds), 43200)))
+
+
+def send_to_dlq(message: dict) -> None:
+    url = settings().webhook_dlq_url
+    if not url:
+        raise RuntimeError("webhook DLQ not configured")
+    _sqs().send_message(QueueUrl=url, MessageBody=json.dumps(message, separators=(",", ":")))

@@ -1,0 +1,199 @@
+"""Webhook rules: validation (https, SSRF), CRUD, signing, delivery attempts with backoff,
+the delivery log, manual retry and the synchronous test delivery."""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import hmac
+
+from lambdakit import clock, ids
+from lambdakit.errors import Conflict, NotFound, ValidationFailed
+from lambdakit.security import hmac_sha256_hex, random_token
+from lambdakit.ssrf import UnsafeUrl, check_url
+
+from ..settings import settings
+from . import client
+from . import repository as repo
+from .dispatch import TEST_EVENT, body_of, new_delivery
+from .models import Delivery, TestResult, Webhook, WebhookCreate, WebhookUpdate
+
+FINAL = ("delivered", "failed", "dead_lettered", "cancelled")
+
+
+def validate_url(url: str) -> None:
+    s = settings()
+    try:
+        if s.is_local:
+            # Local development: http and private/loopback receivers (127.0.0.1) are allowed.
+            check_url(url, allow_private=True, require_https=False, resolve=False)
+        else:
+            check_url(url, allow_private=False, require_https=True)
+    except UnsafeUrl as exc:
+        raise ValidationFailed("Invalid webhook URL", fields={"url": str(exc)}) from None
+
+
+def _view(w: dict) -> dict:
+    return Webhook.model_validate(w).model_dump()
+
+
+def create(account_id: str, body: WebhookCreate) -> dict:
+    validate_url(body.url)
+    if len(repo.list_webhooks(account_id)) >= settings().max_webhooks:
+        raise Conflict(f"An account can have at most {settings().max_webhooks} webhooks", code="LIMIT_EXCEEDED")
+    now = clock.now_iso()
+    w = {"id": ids.sortable_id().lower(), "account_id": account_id, "name": body.name, "url": body.url,
+         "events": body.events, "secret": body.secret or "whsec_" + random_token(24), "enabled": body.enabled,
+         "created_at": now, "updated_at": now}
+    repo.put_webhook(account_id, w)
+    return _view(w)
+
+
+def get(account_id: str, webhook_id: str) -> dict:
+    w = repo.get_webhook(account_id, webhook_id)
+    if not w:
+        raise NotFound("Webhook not found")
+    return w
+
+
+def view(account_id: str, webhook_id: str) -> dict:
+    return _view(get(account_id, webhook_id))
+
+
+def list_all(account_id: str) -> list[dict]:
+    return [_view(w) for w in sorted(repo.list_webhooks(account_id), key=lambda w: w["created_at"])]
+
+
+def update(account_id: str, webhook_id: str, body: WebhookUpdate) -> dict:
+    changes = body.model_dump(exclude_unset=True, exclude_none=True)
+    if "url" in changes:
+        validate_url(changes["url"])
+    if changes.get("enabled") is True:
+        changes["disabled_reason"] = None
+    changes["updated_at"] = clock.now_iso()
+    return _view(repo.update_webhook(account_id, webhook_id, changes))
+
+
+def delete(account_id: str, webhook_id: str) -> None:
+    repo.delete_webhook(account_id, webhook_id)
+
+
+# ---------------------------------------------------------------- signing
+def sign_headers(secret: str, delivery_id: str, body: bytes, ts: int) -> dict[str, str]:
+    """``x-campaign-signature`` is the spec's signature (hex HMAC-SHA256 of the body bytes).
+    ``webhook-signature`` additionally binds id and timestamp (Standard Webhooks style), so a
+    receiver can refuse replays of an old body."""
+    msg_id = f"msg_{delivery_id}"
+    std = hmac.new(secret.encode(), f"{msg_id}.{ts}.".encode() + body, hashlib.sha256).digest()
+    return {
+        "x-campaign-signature": hmac_sha256_hex(secret, body),
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(ts),
+        "webhook-signature": "v1," + base64.b64encode(std).decode(),
+    }
+
+
+def _attempt(webhook: dict, delivery: dict) -> client.PostResult:
+    body = delivery["body"].encode("utf-8")
+    headers = sign_headers(webhook["secret"], delivery["id"], body, int(clock.now_ts()))
+    headers["x-campaign-event"] = delivery["event"]
+    s = settings()
+    return client.post(webhook["url"], body, headers, timeout=s.webhook_timeout_seconds, allow_private=s.is_local)
+
+
+class RetryLater(Exception):
+    def __init__(self, delay: int) -> None:
+        super().__init__(f"retry in {delay}s")
+        self.delay = delay
+
+
+def deliver(message: dict) -> str:
+    """One attempt of a queued delivery. Returns the new status; raises ``RetryLater`` when the
+    message must come back after a backoff (the worker sets the visibility)."""
+    account_id, webhook_id, delivery_id = message["account_id"], message["webhook_id"], message["delivery_id"]
+    d = repo.get_delivery(webhook_id, delivery_id)
+    if not d or d.get("status") in FINAL:
+        return d.get("status", "missing") if d else "missing"
+    w = repo.get_webhook(account_id, webhook_id)
+    now = clock.now_iso()
+    if not w or not w.get("enabled", True):
+        repo.update_delivery(webhook_id, delivery_id, set={"status": "cancelled", "updated_at": now,
+                                                           "last_error": "webhook deleted or disabled"})
+        return "cancelled"
+    res = _attempt(w, d)
+    series = int(d.get("series_attempts") or 0) + 1
+    base = {"last_status_code": res.status, "last_latency_ms": res.latency_ms, "last_error": res.error,
+            "last_attempt_at": now, "updated_at": now, "series_attempts": series}
+    if res.status is not None and 200 <= res.status < 300:
+        repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "delivered", "delivered_at": now,
+                                                           "next_attempt_at": None}, add={"attempts": 1})
+        return "delivered"
+    if res.status == 410:
+        repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "failed", "next_attempt_at": None,
+                                                           "last_error": "410 Gone: webhook disabled"},
+                             add={"attempts": 1})
+        repo.update_webhook(account_id, webhook_id, {"enabled": False, "updated_at": now,
+                                                     "disabled_reason": "Receiver answered 410 Gone"})
+        return "failed"
+    s = settings()
+    if series >= s.webhook_attempts:
+        repo.send_to_dlq({**message, "reason": res.error or f"HTTP {res.status}", "attempts": series})
+        repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "dead_lettered", "next_attempt_at": None},
+                             add={"attempts": 1})
+        return "dead_lettered"
+    schedule = s.webhook_backoff
+    delay = schedule[min(series - 1, len(schedule) - 1)] if schedule else 30
+    nxt = clock.iso(clock.now() + dt.timedelta(seconds=delay))
+    repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "retrying", "next_attempt_at": nxt},
+                         add={"attempts": 1})
+    raise RetryLater(delay)
+
+
+# ---------------------------------------------------------------- log, retry, test
+def deliveries(account_id: str, webhook_id: str, limit: int, cursor: str | None) -> dict:
+    get(account_id, webhook_id)
+    items, nxt = repo.list_deliveries(webhook_id, limit, cursor)
+    return {"deliveries": [Delivery.model_validate(i).model_dump() for i in items],
+            "pagination": {"limit": limit, "next_cursor": nxt}}
+
+
+def retry(account_id: str, webhook_id: str, delivery_id: str) -> dict:
+    get(account_id, webhook_id)
+    d = repo.get_delivery(webhook_id, delivery_id)
+    if not d or d.get("account_id") != account_id:
+        raise NotFound("Delivery not found")
+    if d["status"] in ("pending", "retrying"):
+        raise Conflict("Delivery is already queued", code="INVALID_STATE",
+                       details={"expected_state": "delivered, failed, dead_lettered or cancelled",
+                                "actual_state": d["status"]})
+    from lambdakit.errors import ConditionFailed
+
+    try:
+        d = repo.update_delivery(webhook_id, delivery_id,
+                                 set={"status": "pending", "series_attempts": 0, "next_attempt_at": None,
+                                      "updated_at": clock.now_iso()},
+                                 condition="#st = :st", names={"#st": "status"}, values={":st": d["status"]})
+    except ConditionFailed:
+        raise Conflict("Delivery changed concurrently; try again", code="INVALID_STATE") from None
+    repo.enqueue([{"account_id": account_id, "webhook_id": webhook_id, "delivery_id": delivery_id}])
+    return Delivery.model_validate(d).model_dump()
+
+
+def send_test(account_id: str, webhook_id: str) -> dict:
+    w = get(account_id, webhook_id)
+    validate_url(w["url"])
+    ts = clock.now_iso()
+    body = body_of(TEST_EVENT, {"webhook_id": w["id"], "webhook_name": w["name"],
+                                "message": "This is a test delivery."}, ts)
+    d = new_delivery(account_id, w, TEST_EVENT, body)
+    repo.create_delivery(d)
+    res = _attempt(w, d)
+    ok = res.status is not None and 200 <= res.status < 300
+    now = clock.now_iso()
+    repo.update_delivery(w["id"], d["id"], set={"status": "delivered" if ok else "failed", "attempts": 1,
+                                                "series_attempts": 1, "last_status_code": res.status,
+                                                "last_latency_ms": res.latency_ms, "last_error": res.error,
+                                                "last_attempt_at": now, "updated_at": now,
+                                                **({"delivered_at": now} if ok else {})})
+    return TestResult(delivery_id=d["id"], success=ok, status_code=res.status, latency_ms=res.latency_ms,
+                      error=res.error).model_dump()

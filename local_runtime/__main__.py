@@ -1,0 +1,3 @@
+from .devserver import main
+
+main()
