@@ -37,12 +37,9 @@ def public(c: dict) -> dict:
 
 
 def _emit(a: str, kind: str, data: dict[str, Any]) -> None:
-    try:
-        from .. import events
+    from .. import events
 
-        events.emit(a, kind, data)
-    except ModuleNotFoundError:  # webhooks slice not merged yet (guard removed at merge)
-        logger.info("event %s not emitted: webhooks dispatch unavailable", kind)
+    events.emit(a, kind, data)
 
 
 def _live_lists(a: str, contact: dict | None) -> set[str]:
@@ -183,13 +180,10 @@ def delete(a: str, cid: str) -> dict:
 
 
 def erase_elsewhere(a: str, cid: str, email: str) -> None:
-    """Hook for the sending slice: ``campaigns.sending.erasure.erase_contact(a, contact_id, email)``
-    deletes or anonymises per-recipient send, open and click records and outbox copies."""
-    try:
-        from ..sending import erasure  # type: ignore[attr-defined]
-    except ModuleNotFoundError:
-        logger.warning("per-recipient erasure unavailable: sending slice not merged")
-        return
+    """Erase the contact's personal data held by the sending pipeline: per-recipient send,
+    open and click records and outbox copies (``campaigns.sending.erasure``)."""
+    from ..sending import erasure
+
     erasure.erase_contact(a, cid, email)
 
 
