@@ -24,6 +24,33 @@ class InternshipsSettings(ServiceSettings):
     google_client_id: str = ""
     sender_email: str = "no-reply@example.com"
 
+    # --- ENGAGE slice (announcements, notifications, jobs, forms, mail, cron) ---
+    #: ``ses`` (SES v2) or ``sandbox`` (records each message in DynamoDB); empty = sandbox when Stage is local.
+    email_provider: str = ""
+    email_max_attempts: int = 5
+    email_retry_base_seconds: int = 60
+    email_retry_max_seconds: int = 3600
+    #: Messages processed by one ``process-emails`` run (the queue worker handles the rest).
+    email_sweep_limit: int = 200
+    #: Fallback counselor address when the site settings carry no ``siteEmail``.
+    counselor_email: str = ""
+    #: Job-search API URL with ``{query}`` and ``{location}`` placeholders (empty: disabled).
+    jobs_search_url: str = ""
+    #: Comma-separated RSS/Atom feed URLs.
+    jobs_rss_feeds: str = ""
+    #: Comma-separated queries the weekly schedule and ``fetch-all`` refresh from the search API.
+    jobs_default_queries: str = "software intern,data science intern,web development intern"
+    jobs_fetch_timeout_seconds: float = 8.0
+    jobs_max_response_bytes: int = 2_000_000
+    jobs_max_per_source: int = 200
+    #: Days a job listing stays before the TTL removes it.
+    jobs_retention_days: int = 60
+    leads_rate_limit: str = "5/minute"
+    forms_rate_limit: str = "10/minute"
+    visit_rate_limit: str = "120/minute"
+    inactive_after_days: int = 14
+    deadline_reminder_days: int = 3
+
     # --- intern-admin (ADMIN slice) ---
     #: exports up to this many rows are returned in the response body; larger ones go to S3
     export_direct_max_rows: int = 2000
