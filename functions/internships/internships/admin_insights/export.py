@@ -104,14 +104,13 @@ def run(admin_id: str, entity: str, filters: dict, delivery: str = "auto") -> di
     elif delivery == "direct":
         limit = cfg.export_direct_hard_max_rows
     result = write_csv(columns, rows, direct_max_rows=limit, key=key, filename=filename)
-    if delivery == "direct" and result["mode"] == "s3":
-        # the direct cap is a safety valve: still deliver, via S3
-        pass
     activity.record(admin_id, "export.create", "export", entity,
                     after={"entity": entity, "filters": filters, "rows": result["rows"], "mode": result["mode"]})
     result["filename"] = filename
     if result["mode"] == "s3":
         ttl = cfg.export_url_ttl_seconds
         result["url"] = repo.presign_download(key, ttl)
-        result["expiresAt"] = clock.iso(clock.now().fromtimestamp(clock.now_ts() + ttl, tz=clock.now().tzinfo))
+        import datetime as _dt
+
+        result["expiresAt"] = clock.iso(clock.now() + _dt.timedelta(seconds=ttl))
     return result

@@ -75,3 +75,24 @@ def presign_download(key: str, expires: int) -> str:
 
     return aws.client("s3").generate_presigned_url(
         "get_object", Params={"Bucket": settings().files_bucket, "Key": key}, ExpiresIn=expires)
+
+
+# ---------------------------------------------------------------- counters read by analytics
+def counters(names: list[str]) -> dict[str, dict]:
+    """``pk="COUNTERS"`` items by sort key (one BatchGetItem per 100 names)."""
+    items = table().batch_get([("COUNTERS", n) for n in names])
+    return {i["sk"]: i for i in items}
+
+
+def counter_item(pk: str, sk: str) -> dict:
+    return table().get(pk, sk) or {}
+
+
+# ---------------------------------------------------------------- analytics cache
+def cache_get(kind: str) -> dict | None:
+    return table().get("CACHE#ANALYTICS", kind, consistent=True)
+
+
+def cache_put(kind: str, data: dict, computed_ts: float, ttl_seconds: int) -> None:
+    table().put({"pk": "CACHE#ANALYTICS", "sk": kind, "data": data, "computed_ts": int(computed_ts * 1000),
+                 "ttl": int(computed_ts) + ttl_seconds + 3600})
