@@ -51,6 +51,17 @@ class InternshipsSettings(ServiceSettings):
     inactive_after_days: int = 14
     deadline_reminder_days: int = 3
 
+    # --- intern-admin (ADMIN slice) ---
+    #: exports up to this many rows are returned in the response body; larger ones go to S3
+    export_direct_max_rows: int = 2000
+    #: with ``delivery: "direct"`` the body is still capped at this many rows (then S3)
+    export_direct_hard_max_rows: int = 10000
+    export_url_ttl_seconds: int = 900
+    analytics_cache_seconds: int = 60
+    #: presigned upload URLs of POST /api/admin/resources/sign
+    resource_upload_url_ttl_seconds: int = 900
+    resource_max_upload_bytes: int = 4 * 1024 * 1024
+
 
     # ---- JOURNEY slice (accounts, payments, documents) --------------------------------
     #: scrypt cost (OWASP: 2**17); tests lower it.
