@@ -13,6 +13,7 @@ from typing import Any
 
 from lambdakit.ddb import Table
 
+from ..admin_common import repository as listing
 from ..settings import settings
 
 PK = "ACTLOG"
@@ -20,6 +21,7 @@ COUNTER_PK, COUNTER_SK = "COUNTER#ACTLOG", "TOTAL"
 
 INDEX_FOR = {"admin_id": ("gsi1", "ACTLOG#ADMIN#"), "entity_type": ("gsi2", "ACTLOG#ENTITY#"),
              "action_type": ("gsi3", "ACTLOG#ACTION#")}
+COUNTER_DIM = {"admin_id": "admin", "entity_type": "entity", "action_type": "action"}
 
 
 def table() -> Table:
@@ -48,40 +50,43 @@ def write(entry: dict) -> None:
     table().transact(entry_ops(entry))
 
 
-def counters() -> dict[str, Any]:
-    return table().get(COUNTER_PK, COUNTER_SK) or {}
+def counter(dimension: str | None, value: str | None) -> int:
+    c = listing.get_counters(COUNTER_PK, COUNTER_SK)
+    key = "all" if dimension is None else counter_attr(COUNTER_DIM[dimension], value or "")
+    return int(c.get(key, 0))
 
 
-def query_page(*, index: str | None, pk_value: str, sk_between: tuple[str, str] | None, filter: Any,
-               limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
-    return table().query(pk_value, index=index, sk_between=sk_between, filter=filter, limit=limit,
-                         cursor=cursor, forward=False)
+def _target(filters: dict) -> tuple[str | None, str]:
+    for dim in ("admin_id", "entity_type", "action_type"):
+        if dim in filters:
+            idx, prefix = INDEX_FOR[dim]
+            return idx, prefix + filters[dim]
+    return None, PK
 
 
-def count(*, index: str | None, pk_value: str, sk_between: tuple[str, str] | None, filter: Any,
-          max_pages: int = 50) -> tuple[int, bool]:
-    """Count matching entries with ``Select=COUNT`` pages; ``(count, exact)``."""
-    t = table()
-    total, cursor, pages = 0, None, 0
-    while True:
-        from boto3.dynamodb.conditions import Key
+def _filter_expr(filters: dict, primary: str | None, search: str | None):
+    from boto3.dynamodb.conditions import Attr
 
-        pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
-        cond = Key(pk_attr).eq(pk_value)
-        if sk_between:
-            cond = cond & Key(sk_attr).between(*sk_between)
-        kw: dict[str, Any] = {"KeyConditionExpression": cond, "Select": "COUNT"}
-        if index:
-            kw["IndexName"] = index
-        if filter is not None:
-            kw["FilterExpression"] = filter
-        if cursor:
-            kw["ExclusiveStartKey"] = cursor
-        resp = t.raw.query(**kw)
-        total += int(resp.get("Count", 0))
-        cursor = resp.get("LastEvaluatedKey")
-        pages += 1
-        if not cursor:
-            return total, True
-        if pages >= max_pages:
-            return total, False
+    expr = None
+    for dim in ("admin_id", "entity_type", "action_type"):
+        if dim in filters and dim != primary:
+            c = Attr(dim).eq(filters[dim])
+            expr = c if expr is None else expr & c
+    if search:
+        c = Attr("search_text").contains(search.lower())
+        expr = c if expr is None else expr & c
+    return expr
+
+
+def list_entries(filters: dict, *, search: str | None, bounds: tuple[str, str] | None, offset: int, limit: int,
+                 cursor: str | None) -> tuple[list[dict], str | None]:
+    index, pk_value = _target(filters)
+    primary = next((d for d in ("admin_id", "entity_type", "action_type") if d in filters), None)
+    return listing.page_items(pk_value, index=index, sk_between=bounds, filter=_filter_expr(filters, primary, search),
+                              offset=offset, limit=limit, cursor=cursor)
+
+
+def count_entries(filters: dict, *, search: str | None, bounds: tuple[str, str] | None) -> tuple[int, bool]:
+    index, pk_value = _target(filters)
+    primary = next((d for d in ("admin_id", "entity_type", "action_type") if d in filters), None)
+    return listing.count_items(pk_value, index=index, sk_between=bounds, filter=_filter_expr(filters, primary, search))

@@ -73,3 +73,24 @@ def record(admin_id: str, action_type: str, entity_type: str, entity_id: str, *,
            before: dict | None = None, after: dict | None = None) -> None:
     """Write one activity log entry (and its counters) atomically."""
     repo.write(build_entry(admin_id, action_type, entity_type, entity_id, before=before, after=after))
+
+
+PUBLIC_FIELDS = ("id", "admin_id", "action_type", "entity_type", "entity_id", "before", "after", "created_at")
+
+
+def list_logs(filters: dict, *, search: str | None, date_from: str | None, date_to: str | None, offset: int,
+              limit: int, cursor: str | None) -> tuple[list[dict], int, bool, str | None]:
+    """One page of entries, newest first, and the total.
+
+    The total comes from the counter item when at most one of admin_id/entity_type/
+    action_type filters and no search/date range; otherwise a bounded COUNT query."""
+    from ..admin_common.dates import iso_bounds
+
+    bounds = iso_bounds(date_from, date_to)
+    dims = [d for d in ("admin_id", "entity_type", "action_type") if d in filters]
+    items, nxt = repo.list_entries(filters, search=search, bounds=bounds, offset=offset, limit=limit, cursor=cursor)
+    if len(dims) <= 1 and not search and not bounds:
+        total, exact = repo.counter(dims[0] if dims else None, filters.get(dims[0]) if dims else None), True
+    else:
+        total, exact = repo.count_entries(filters, search=search, bounds=bounds)
+    return [{k: i.get(k) for k in PUBLIC_FIELDS} for i in items], total, exact, nxt
