@@ -80,7 +80,7 @@ def _pick(d: dict, *keys):
         cur = d
         for part in k.split("."):
             cur = cur.get(part) if isinstance(cur, dict) else None
-        if cur not in (None, ""):
+        if isinstance(cur, (str, int, float)) and not isinstance(cur, bool) and cur != "":
             return cur
     return None
 

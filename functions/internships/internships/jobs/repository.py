@@ -28,6 +28,11 @@ def job_key(job_id: str) -> tuple[str, str]:
     return f"JOB#{job_id}", "JOB"
 
 
+def source_counter(source: str) -> str:
+    # '.' would be read as a document path by the update builder
+    return "source:" + source.replace(".", "_")
+
+
 def get_job(job_id: str) -> dict | None:
     return table().get(*job_key(job_id))
 
@@ -44,12 +49,14 @@ def upsert_job(job: dict, index_items: list[dict]) -> bool:
             "index_keys": [[i["pk"], i["sk"]] for i in index_items]}
     try:
         t.transact([{"put": item, "condition": "attribute_not_exists(pk)"},
-                    {"update": ("COUNTER#JOBS", "TOTAL"), "add": {"all": 1, f"source:{job['source']}": 1}}])
+                    {"update": ("COUNTER#JOBS", "TOTAL"), "add": {"all": 1, source_counter(job["source"]): 1}}])
         created = True
     except ConditionFailed:
         # Already known: refresh its expiry and text, keep the first-seen data
-        t.update(*job_key(job["id"]), set={"ttl": job["ttl"], "fetched_at": job["fetched_at"],
-                                            "description": job.get("description", "")})
+        refresh = {"ttl": job["ttl"], "fetched_at": job["fetched_at"]}
+        if job.get("description"):
+            refresh["description"] = job["description"]
+        t.update(*job_key(job["id"]), set=refresh)
         created = False
     if created:
         t.batch_write(puts=index_items)
@@ -63,7 +70,7 @@ def delete_job(job_id: str) -> dict | None:
     except ConditionFailed:
         return None
     if old:
-        t.increment("COUNTER#JOBS", "TOTAL", {"all": -1, f"source:{old.get('source', 'unknown')}": -1})
+        t.increment("COUNTER#JOBS", "TOTAL", {"all": -1, source_counter(old.get("source", "unknown")): -1})
         keys = [tuple(k) for k in old.get("index_keys") or []]
         if keys:
             t.batch_write(deletes=keys)
