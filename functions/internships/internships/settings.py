@@ -78,6 +78,7 @@ class InternshipsSettings(ServiceSettings):
     trusted_origins: str = ""
     #: Google sign-in (OpenID Connect code flow + PKCE); endpoints overridable for tests.
     google_client_secret: str = ""
+    google_client_secret_arn: str = ""
     google_auth_url: str = "https://accounts.google.com/o/oauth2/v2/auth"
     google_token_url: str = "https://oauth2.googleapis.com/token"
     google_jwks_url: str = "https://www.googleapis.com/oauth2/v3/certs"

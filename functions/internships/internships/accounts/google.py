@@ -90,11 +90,20 @@ def _read_state(cookie: str | None) -> dict:
     return data
 
 
+def _client_secret() -> str:
+    s = settings()
+    if s.google_client_secret or not s.google_client_secret_arn:
+        return s.google_client_secret
+    from ..auth import secrets_store
+
+    return secrets_store.secret_string(s.google_client_secret_arn)
+
+
 def _exchange(code: str, verifier: str) -> dict:
     s = settings()
     body = urllib.parse.urlencode({
         "grant_type": "authorization_code", "code": code, "redirect_uri": _redirect_uri(),
-        "client_id": s.google_client_id, "client_secret": s.google_client_secret, "code_verifier": verifier,
+        "client_id": s.google_client_id, "client_secret": _client_secret(), "code_verifier": verifier,
     }).encode()
     req = urllib.request.Request(s.google_token_url, data=body, method="POST",
                                  headers={"Content-Type": "application/x-www-form-urlencoded",

@@ -1,0 +1,1 @@
+"""Fuzzing every API from its OpenAPI document with schemathesis (``make fuzz``)."""

@@ -1,0 +1,144 @@
+"""Route documentation that costs nothing at cold start.
+
+Handlers validate bodies themselves with pydantic (``lambdakit.http.parse_model``), so
+Powertools cannot see the models in route signatures. Instead a route names its models
+as ``"module:Class"`` strings::
+
+    @router.post("/contacts", summary="Create a contact",
+                 openapi_extensions=doc(body="campaigns.contacts.models:ContactIn",
+                                        response="campaigns.contacts.models:Contact",
+                                        status=201, errors=(409,)))
+
+The strings are resolved only when the OpenAPI document is built (``make openapi`` and
+the local fronts' ``/openapi.json``): ``finalize`` turns them into request bodies, query
+parameters, response schemas in the service's envelope, and documented error responses
+in the service's error format.
+"""
+from __future__ import annotations
+
+import copy
+import importlib
+from typing import Any, Callable, Iterable
+
+KEY = "x-lambdakit"
+STANDARD_ERRORS = (401, 403, 404, 429, 500)
+REASONS = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found", 409: "Conflict",
+           410: "Gone", 413: "Payload too large", 415: "Unsupported media type", 422: "Validation failed",
+           429: "Rate limited", 500: "Server error", 503: "Service unavailable"}
+
+
+def doc(*, body: str | None = None, query: str | None = None, response: str | None = None,
+        status: int = 200, errors: Iterable[int] = (), public: bool = False, list_key: str | None = None,
+        paginated: bool = False, content_type: str | None = None, form: dict[str, str] | None = None,
+        redirect: bool = False) -> dict[str, Any]:
+    """Documentation for one route (``openapi_extensions=doc(...)``).
+
+    ``body``/``query``/``response``: ``"module:Class"`` pydantic models. ``list_key``: the
+    response is a list of ``response`` under that key; ``paginated`` adds the service's
+    pagination. ``content_type``: a non-JSON success body (``text/csv``, ``image/gif``...).
+    ``form``: multipart fields ``{name: "file"|"string"}``. ``public``: no auth errors.
+    """
+    return {KEY: {"body": body, "query": query, "response": response, "status": status, "errors": list(errors),
+                  "public": public, "list_key": list_key, "paginated": paginated, "content_type": content_type,
+                  "form": form, "redirect": redirect}}
+
+
+def _model(ref: str):
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _schema(ref: str, components: dict) -> dict:
+    model = _model(ref)
+    s = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="serialization")
+    for name, sub in (s.pop("$defs", None) or {}).items():
+        components.setdefault(name, sub)
+    components.setdefault(model.__name__, s)
+    return {"$ref": f"#/components/schemas/{model.__name__}"}
+
+
+def _input_schema(ref: str, components: dict) -> dict:
+    model = _model(ref)
+    s = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
+    for name, sub in (s.pop("$defs", None) or {}).items():
+        components.setdefault(name, sub)
+    components.setdefault(model.__name__ + "Input" if model.__name__ in components else model.__name__, s)
+    return s
+
+
+def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict, dict], dict],
+             validation_status: int = 422, title: str | None = None, version: str | None = None,
+             description: str | None = None) -> dict:
+    """Resolve ``x-lambdakit`` markers in a Powertools-generated document.
+
+    ``wrap_success(schema, info)`` wraps a payload schema in the service's success
+    envelope (``info`` is the route's doc dict). ``error_schema`` is the service's
+    error body schema, used for every documented error status.
+    """
+    doc_ = copy.deepcopy(document)
+    comps = doc_.setdefault("components", {}).setdefault("schemas", {})
+    comps["Error"] = error_schema
+    for junk in ("HTTPValidationError", "ValidationError"):
+        comps.pop(junk, None)
+    if title:
+        doc_.setdefault("info", {})["title"] = title
+    if version:
+        doc_["info"]["version"] = version
+    if description:
+        doc_["info"]["description"] = description
+    for path, ops in doc_.get("paths", {}).items():
+        for method, op in ops.items():
+            info = op.pop(KEY, None) or {}
+            responses: dict[str, Any] = {}
+            status = str(info.get("status", 200))
+            if info.get("redirect"):
+                responses["302"] = {"description": "Redirect", "headers": {"Location": {"schema": {"type": "string"}}}}
+            elif info.get("content_type"):
+                ct = info["content_type"]
+                fmt = {"type": "string", "format": "binary"} if not ct.startswith("text/") else {"type": "string"}
+                responses[status] = {"description": "Success", "content": {ct: {"schema": fmt}}}
+            else:
+                payload = _schema(info["response"], comps) if info.get("response") else {"type": "object"}
+                if info.get("list_key") is not None or info.get("paginated"):
+                    payload = {"type": "array", "items": payload}
+                responses[status] = {"description": "Success",
+                                     "content": {"application/json": {"schema": wrap_success(payload, info)}}}
+            errs = set(info.get("errors") or ())
+            errs.update(s for s in STANDARD_ERRORS if not (info.get("public") and s in (401, 403)))
+            if info.get("body") or info.get("query") or info.get("form") or op.get("parameters"):
+                errs.add(validation_status)
+            for code in sorted(errs):
+                responses[str(code)] = {"description": REASONS.get(code, "Error"),
+                                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            op["responses"] = responses
+            if info.get("body"):
+                op["requestBody"] = {"required": True, "content": {"application/json": {
+                    "schema": _schema_input_ref(info["body"], comps)}}}
+            if info.get("form"):
+                props = {k: ({"type": "string", "format": "binary"} if v == "file" else {"type": "string"})
+                         for k, v in info["form"].items()}
+                op["requestBody"] = {"required": True, "content": {"multipart/form-data": {
+                    "schema": {"type": "object", "properties": props}}}}
+            if info.get("query"):
+                s = _input_schema(info["query"], comps)
+                params = [p for p in op.get("parameters", []) if p.get("in") != "query"]
+                required = set(s.get("required", []))
+                for name, prop in (s.get("properties") or {}).items():
+                    params.append({"name": name, "in": "query", "required": name in required,
+                                   "schema": {k: v for k, v in prop.items() if k != "title"}})
+                op["parameters"] = params
+            for p in op.get("parameters", []):
+                if p.get("in") == "path":
+                    p["schema"] = {"type": "string", "minLength": 1}
+    return doc_
+
+
+def _schema_input_ref(ref: str, comps: dict) -> dict:
+    model = _model(ref)
+    name = model.__name__
+    s = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
+    for sub_name, sub in (s.pop("$defs", None) or {}).items():
+        comps.setdefault(sub_name, sub)
+    key = name if name not in comps or comps[name] == s else f"{name}Input"
+    comps[key] = s
+    return {"$ref": f"#/components/schemas/{key}"}
