@@ -2,7 +2,7 @@
 
 Items (single table ``INTERNSHIPS_TABLE_NAME``):
 
-* email: ``pk="EMAIL#<id>"``, ``sk="EMAIL"``; ``gsi1pk="EMAILS"`` / ``gsi2pk="EMAILSTATUS#<status>"`` /
+* email: ``pk="EMAILQ#<id>"``, ``sk="EMAILQ"``; ``gsi1pk="EMAILS"`` / ``gsi2pk="EMAILSTATUS#<status>"`` /
   ``gsi3pk="EMAILTPL#<template>"``, each with sort key ``<created_at>#<id>``.
 * dedupe guard: ``pk="EMAILDEDUPE#<key>"``, ``sk="DEDUPE"`` → ``email_id``.
 * counters: ``pk="EMAILSTATS"``, ``sk="TOTAL"`` and ``sk="DAY#<yyyy-mm-dd>"`` (creation day), attributes
@@ -30,7 +30,7 @@ def table() -> Table:
 
 
 def email_key(email_id: str) -> tuple[str, str]:
-    return f"EMAIL#{email_id}", "EMAIL"
+    return f"EMAILQ#{email_id}", "EMAILQ"
 
 
 def counter(status: str, template: str) -> str:
@@ -176,6 +176,14 @@ def send_work(email_id: str, delay_seconds: int = 0) -> None:
         raise RuntimeError("email queue URL not configured")
     aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"emailId": email_id}),
                                    DelaySeconds=max(0, min(900, int(delay_seconds))))
+
+
+def send_fanout(kind: str, ref: str) -> None:
+    """Ask the worker to expand a bulk email (e.g. an announcement to its audience)."""
+    url = settings().email_queue_url
+    if not url:
+        raise RuntimeError("email queue URL not configured")
+    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"fanout": kind, "id": ref}))
 
 
 def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes:
