@@ -17,6 +17,11 @@ from . import repository as repo
 ROLES = ("student", "admin", "super_admin", "project_admin", "reviewer")
 ENROLLMENT_STATUSES = ("pending", "active", "completed", "cancelled")
 LEAD_STATUSES = ("new", "contacted", "qualified", "converted", "lost")
+MILESTONE_STATUSES = ("pending", "submitted", "reviewed", "rejected")
+
+
+def _revenue(c: dict) -> float:
+    return round(_n(c, "revenue_paise") / 100, 2)
 
 
 def _n(items: dict, name: str, attr: str = "count") -> float:
@@ -30,8 +35,8 @@ def _ratio(a: float, b: float) -> float:
 
 def platform() -> dict[str, Any]:
     names = ["users", *[f"users#role#{r}" for r in ROLES], "enrollments",
-             *[f"enrollments#status#{s}" for s in ENROLLMENT_STATUSES], "payments", "certificates",
-             "certificates#revoked", "milestones#submitted", "milestones#reviewed", "milestones#rejected"]
+             *[f"enrollments#status#{s}" for s in ENROLLMENT_STATUSES], "revenue_paise", "certificates",
+             "certificates#revoked", "invoices", "domains", *[f"milestones#status#{s}" for s in MILESTONE_STATUSES]]
     c = repo.counters(names)
     leads = repo.counter_item("COUNTER#LEADS", "TOTAL")
     visits = repo.counter_item("COUNTER#VISITS", "TOTAL")
@@ -40,10 +45,11 @@ def platform() -> dict[str, Any]:
         "users": {"total": _n(c, "users"), "byRole": {r: _n(c, f"users#role#{r}") for r in ROLES}},
         "enrollments": {"total": _n(c, "enrollments"),
                         "byStatus": {s: _n(c, f"enrollments#status#{s}") for s in ENROLLMENT_STATUSES}},
-        "revenue": {"total": _n(c, "payments", "amount"), "payments": _n(c, "payments")},
+        "revenue": {"total": _revenue(c), "currency": "INR"},
         "certificates": {"issued": _n(c, "certificates"), "revoked": _n(c, "certificates#revoked")},
-        "milestones": {"submitted": _n(c, "milestones#submitted"), "reviewed": _n(c, "milestones#reviewed"),
-                       "rejected": _n(c, "milestones#rejected")},
+        "invoices": {"issued": _n(c, "invoices")},
+        "domains": {"total": _n(c, "domains")},
+        "milestones": {s: _n(c, f"milestones#status#{s}") for s in MILESTONE_STATUSES},
         "leads": {"total": int(leads.get("all", 0)),
                   "byStatus": {s: int(leads.get(f"status:{s}", 0)) for s in LEAD_STATUSES}},
         "visitors": {"total": int(visits.get("visitors", 0)), "today": int(today.get("visitors", 0))},
@@ -51,22 +57,23 @@ def platform() -> dict[str, Any]:
 
 
 def domains() -> dict[str, Any]:
-    from . import catalog_view
-
     rows = []
-    doms = catalog_view.all_domains()
+    doms = repo.list_domains()
+    # per-domain status/revenue counters are read when present (optional; see docs)
     names = []
     for d in doms:
-        names += [f"enrollments#domain#{d['id']}", f"enrollments#domain#{d['id']}#status#active",
-                  f"enrollments#domain#{d['id']}#status#completed", f"payments#domain#{d['id']}"]
+        names += [f"enrollments#domain#{d['id']}#status#{s}" for s in ("active", "completed")]
+        names.append(f"revenue_paise#domain#{d['id']}")
     c = repo.counters(names) if names else {}
     for d in doms:
         did = d["id"]
-        total = _n(c, f"enrollments#domain#{did}")
+        total = int(d.get("enrollment_count") or 0)
         completed = _n(c, f"enrollments#domain#{did}#status#completed")
-        rows.append({"domainId": did, "name": d.get("name"), "slug": d.get("slug"), "enrollments": total,
+        rows.append({"domainId": did, "name": d.get("name"), "slug": d.get("slug"),
+                     "isActive": bool(d.get("is_active")), "enrollments": total,
                      "active": _n(c, f"enrollments#domain#{did}#status#active"), "completed": completed,
-                     "completionRate": _ratio(completed, total), "revenue": _n(c, f"payments#domain#{did}", "amount")})
+                     "completionRate": _ratio(completed, total),
+                     "revenue": round(_n(c, f"revenue_paise#domain#{did}") / 100, 2)})
     rows.sort(key=lambda r: (-r["enrollments"], r["name"] or ""))
     return {"domains": rows}
 
@@ -90,19 +97,20 @@ def cached(kind: str) -> tuple[dict, int, bool]:
 
 def engagement() -> dict[str, Any]:
     c = repo.counters(["users#role#student", "enrollments", "enrollments#status#active",
-                       "enrollments#status#completed", "enrollments#status#cancelled", "milestones#submissions",
-                       "completion_days", "payments"])
+                       "enrollments#status#completed", "enrollments#status#cancelled", "revenue_paise",
+                       *[f"milestones#status#{s}" for s in ("submitted", "reviewed", "rejected")]])
     total = _n(c, "enrollments") - _n(c, "enrollments#status#cancelled")
     completed = _n(c, "enrollments#status#completed")
-    days = _n(c, "completion_days", "days")
+    submissions = sum(_n(c, f"milestones#status#{s}") for s in ("submitted", "reviewed", "rejected"))
+    avg_days, sample = average_completion_days()
     return {"tiles": [
         {"key": "totalStudents", "label": "Total students", "value": _n(c, "users#role#student")},
         {"key": "activeEnrollments", "label": "Active enrollments", "value": _n(c, "enrollments#status#active")},
-        {"key": "milestoneSubmissions", "label": "Milestone submissions", "value": _n(c, "milestones#submissions")},
+        {"key": "milestoneSubmissions", "label": "Milestone submissions", "value": submissions},
         {"key": "completionRate", "label": "Completion rate", "value": _ratio(completed, total), "unit": "ratio"},
         {"key": "averageCompletionTime", "label": "Average completion time",
-         "value": round(days / _n(c, "completion_days"), 1) if _n(c, "completion_days") else 0.0, "unit": "days"},
-        {"key": "revenue", "label": "Revenue", "value": _n(c, "payments", "amount"), "unit": "INR"},
+         "value": avg_days, "unit": "days", "sample": sample},
+        {"key": "revenue", "label": "Revenue", "value": _revenue(c), "unit": "INR"},
     ]}
 
 
@@ -121,3 +129,19 @@ def conversion() -> dict[str, Any]:
                        "rateFromTop": None if i == 0 else _ratio(v, visitors)})
     return {"visitors": visitors, "signups": signups, "enrollments": enrollments, "completions": completions,
             "funnel": funnel}
+
+
+def average_completion_days(sample_size: int = 200) -> tuple[float, int]:
+    """Mean days from activation (or creation) to completion over the most recent completed
+    enrollments (one bounded query; no counter holds durations)."""
+    items = repo.recent_completed_enrollments(sample_size)
+    days = []
+    for e in items:
+        start, end = e.get("activated_at") or e.get("paid_at") or e.get("created_at"), e.get("completed_at")
+        if not start or not end:
+            continue
+        try:
+            days.append((clock.parse_iso(end) - clock.parse_iso(start)).total_seconds() / 86400)
+        except ValueError:
+            continue
+    return (round(sum(days) / len(days), 1) if days else 0.0), len(days)

@@ -96,3 +96,33 @@ def cache_get(kind: str) -> dict | None:
 def cache_put(kind: str, data: dict, computed_ts: float, ttl_seconds: int) -> None:
     table().put({"pk": "CACHE#ANALYTICS", "sk": kind, "data": data, "computed_ts": int(computed_ts * 1000),
                  "ttl": int(computed_ts) + ttl_seconds + 3600})
+
+
+def iter_index(pk_value: str, *, index: str, sk_between: tuple[str, str] | None = None, filter=None):
+    """Every item of an index partition, 1 MB page by page (exports only)."""
+    kw = {"index": index, "filter": filter, "forward": False}
+    if sk_between:
+        kw["sk_between"] = sk_between
+    yield from table().iter_query(pk_value, **kw)
+
+
+def list_domains() -> list[dict]:
+    return table().query_all("DOMAINS", index="gsi1", max_items=1000)
+
+
+def attr_eq(name: str, value):
+    from boto3.dynamodb.conditions import Attr
+
+    return Attr(name).eq(value)
+
+
+def and_all(conds: list):
+    expr = None
+    for c in conds:
+        expr = c if expr is None else expr & c
+    return expr
+
+
+def recent_completed_enrollments(limit: int) -> list[dict]:
+    items, _ = table().query("ENROLLS#completed", index="gsi3", forward=False, limit=limit)
+    return items

@@ -55,3 +55,68 @@ class TemplateUpdate(BaseModel):
     description: Optional[str] = Field(None, max_length=1000)
     layout: Optional[CertificateLayout] = None
     is_active: Optional[StrictBool] = None
+
+
+class EnrollmentUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    status: Optional[Literal["pending", "active", "completed", "cancelled"]] = None
+    admin_notes: Optional[str] = Field(None, max_length=5000)
+    submission_email: Optional[str] = Field(None, max_length=254)
+
+
+class SubmissionDecision(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    remarks: str = Field("", max_length=5000)
+
+
+ResourceType = Literal["video", "article", "document", "link", "file", "assignment"]
+
+
+class ResourceIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    domain_id: str = Field(min_length=1, max_length=64)
+    week: int = Field(ge=1, le=52)
+    position: int = Field(0, ge=0, le=9999)
+    title: str = Field(min_length=1, max_length=200)
+    description: str = Field("", max_length=5000)
+    resource_type: ResourceType = "link"
+    url: Optional[str] = Field(None, max_length=2000, pattern=r"^https?://")
+    file_key: Optional[str] = Field(None, max_length=500, pattern=r"^resources/")
+    is_active: StrictBool = True
+
+
+class ResourcePatch(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    domain_id: Optional[str] = Field(None, min_length=1, max_length=64)
+    week: Optional[int] = Field(None, ge=1, le=52)
+    position: Optional[int] = Field(None, ge=0, le=9999)
+    title: Optional[str] = Field(None, min_length=1, max_length=200)
+    description: Optional[str] = Field(None, max_length=5000)
+    resource_type: Optional[ResourceType] = None
+    url: Optional[str] = Field(None, max_length=2000, pattern=r"^https?://")
+    file_key: Optional[str] = Field(None, max_length=500, pattern=r"^resources/")
+    is_active: Optional[StrictBool] = None
+
+
+class SignRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    filename: str = Field(min_length=1, max_length=200)
+    content_type: str = Field(min_length=3, max_length=100)
+    resource_type: ResourceType = "file"
+
+
+class CertificateAction(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    reason: Optional[str] = Field(None, max_length=1000)
+
+
+class InvoiceSend(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    to: Optional[str] = Field(None, min_length=3, max_length=254, pattern=r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")

@@ -76,11 +76,12 @@ def convert(admin_id: str, lead_id: str, overrides: dict) -> dict:
         raise ValidationFailed("The lead has no email; provide one", fields={"email": "Field required"})
     name = overrides.get("name") or lead.get("name") or email.split("@")[0]
     phone = overrides.get("phone") or lead.get("phone")
-    user = accounts.create_user(email=email, password=passwords.random_password(), name=name, role="student",
+    user = accounts.create_user(email=email, password=None, name=name, role="student",
                                 phone=str(phone) if phone is not None else None)
     link, expires_at = passwords.issue_set_password_link(user["id"], purpose="lead_convert")
-    email_id = outbox.enqueue("password_reset", email, {"name": name, "resetLink": link, "link": link,
-                                                        "expiresAt": expires_at, "reason": "account_created"},
+    email_id = outbox.enqueue("password_reset", email, {"name": name, "resetUrl": link,
+                                                        "expiresMinutes": passwords.TOKEN_TTL_SECONDS // 60,
+                                                        "reason": "account_created"},
                               dedupe_key=f"lead-convert:{lead_id}", user_id=user["id"])
     now = clock.now_iso()
     try:

@@ -49,7 +49,7 @@ def enqueue_ex(template: str, to: str, data: dict, *, dedupe_key: str | None = N
     email_id = ids.sortable_id()
     created_key = f"{now}#{email_id}"
     item = {
-        "pk": f"EMAIL#{email_id}", "sk": "EMAIL", "type": "email", "id": email_id,
+        "pk": f"EMAILQ#{email_id}", "sk": "EMAILQ", "type": "email", "id": email_id,
         "template": template, "to": to, "data": data or {}, "status": "pending",
         "attempts": 0, "next_attempt_at": now, "created_at": now, "updated_at": now,
         "attachments": _clean_attachments(attachments),

@@ -2,7 +2,7 @@
 
 Items (single table ``INTERNSHIPS_TABLE_NAME``):
 
-* email: ``pk="EMAIL#<id>"``, ``sk="EMAIL"``; ``gsi1pk="EMAILS"`` / ``gsi2pk="EMAILSTATUS#<status>"`` /
+* email: ``pk="EMAILQ#<id>"``, ``sk="EMAILQ"``; ``gsi1pk="EMAILS"`` / ``gsi2pk="EMAILSTATUS#<status>"`` /
   ``gsi3pk="EMAILTPL#<template>"``, each with sort key ``<created_at>#<id>``.
 * dedupe guard: ``pk="EMAILDEDUPE#<key>"``, ``sk="DEDUPE"`` → ``email_id``.
 * counters: ``pk="EMAILSTATS"``, ``sk="TOTAL"`` and ``sk="DAY#<yyyy-mm-dd>"`` (creation day), attributes
@@ -30,7 +30,7 @@ def table() -> Table:
 
 
 def email_key(email_id: str) -> tuple[str, str]:
-    return f"EMAIL#{email_id}", "EMAIL"
+    return f"EMAILQ#{email_id}", "EMAILQ"
 
 
 def counter(status: str, template: str) -> str:
@@ -115,9 +115,11 @@ def record_open(email_id: str, when: str) -> dict | None:
 
 
 def list_emails(*, status: str | None, template: str | None, start: str | None, end: str | None,
-                limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
+                offset: int, limit: int) -> list[dict]:
     """One page, newest first, using the narrowest index for the filters."""
     from boto3.dynamodb.conditions import Attr
+
+    from ..admin_common import repository as listing
 
     if status:
         index, pk = "gsi2", f"EMAILSTATUS#{status}"
@@ -126,10 +128,8 @@ def list_emails(*, status: str | None, template: str | None, start: str | None, 
     else:
         index, pk = "gsi1", "EMAILS"
     filt = Attr("template").eq(template) if (status and template) else None
-    kw: dict[str, Any] = {}
-    if start or end:
-        kw["sk_between"] = (start or "0000", (end or "9999") + "\uffff")
-    return table().query(pk, index=index, filter=filt, limit=limit, cursor=cursor, forward=False, **kw)
+    between = (start or "0000", (end or "9999") + "\uffff") if (start or end) else None
+    return listing.page_items(pk, index=index, sk_between=between, filter=filt, offset=offset, limit=limit)[0]
 
 
 def due_pending(now_iso: str, limit: int) -> list[dict]:
@@ -176,6 +176,14 @@ def send_work(email_id: str, delay_seconds: int = 0) -> None:
         raise RuntimeError("email queue URL not configured")
     aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"emailId": email_id}),
                                    DelaySeconds=max(0, min(900, int(delay_seconds))))
+
+
+def send_fanout(kind: str, ref: str) -> None:
+    """Ask the worker to expand a bulk email (e.g. an announcement to its audience)."""
+    url = settings().email_queue_url
+    if not url:
+        raise RuntimeError("email queue URL not configured")
+    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"fanout": kind, "id": ref}))
 
 
 def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes:

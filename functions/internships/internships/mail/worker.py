@@ -25,6 +25,11 @@ def record_handler(record: SQSRecord) -> str:
     except json.JSONDecodeError:
         logger.warning("dropping malformed email queue message")
         return "skipped"
+    if isinstance(body, dict) and body.get("fanout") == "announcement" and isinstance(body.get("id"), str):
+        from ..announcements import service as announcements
+
+        announcements.fan_out(body["id"])
+        return "fanout"
     email_id = body.get("emailId") if isinstance(body, dict) else None
     if not isinstance(email_id, str) or not email_id:
         logger.warning("dropping email queue message without emailId")
