@@ -60,51 +60,94 @@ def _qr_png(data: str) -> bytes:
     return buf.getvalue()
 
 
-def certificate_pdf(c: dict, *, verify_url: str, issuer: str) -> bytes:
-    pdf, fam, uni = _new_pdf("L")
-    w, h = 297, 210
-    pdf.set_draw_color(30, 64, 120)
-    pdf.set_line_width(2)
-    pdf.rect(8, 8, w - 16, h - 16)
-    pdf.set_line_width(0.5)
-    pdf.rect(12, 12, w - 24, h - 24)
-    pdf.set_text_color(30, 64, 120)
-    pdf.set_font(fam, "B", 30)
-    pdf.set_xy(0, 30)
-    pdf.cell(w, 14, _txt("Certificate of Completion", uni), align="C")
-    pdf.set_text_color(60, 60, 60)
+DEFAULT_LAYOUT = {
+    "orientation": "landscape", "background_color": "#FFFFFF", "accent_color": "#1E4078", "text_color": "#222222",
+    "title": "Certificate of Completion", "subtitle": "This is to certify that",
+    "body": "has successfully completed the {duration}-month internship programme in",
+    "signature_name": "", "signature_title": "", "footer": "Certificate ID: {certificateId} - Issued {issueDate}",
+    "show_qr": True, "border": True, "name_and_domain": True,
+}
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    h = (hex_color or "#000000").lstrip("#")
+    try:
+        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+    except (ValueError, IndexError):
+        return 0, 0, 0
+
+
+def _fill(text: str, values: dict) -> str:
+    import re
+
+    return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m.group(1), "")), text or "")
+
+
+def certificate_pdf(c: dict, *, verify_url: str, issuer: str, layout: dict | None = None) -> bytes:
+    """Render a certificate. ``layout`` is an admin certificate template's layout (ADMIN's
+    ``CertificateLayout`` fields); its text may use {studentName}, {domainName}, {duration},
+    {issueDate}, {certificateId}, {expiryAt}. The font is always the Unicode TTF."""
+    lay = {**DEFAULT_LAYOUT, **(layout or {})}
+    if layout:  # an admin template's body already names the student and the domain
+        lay["name_and_domain"] = False
+    values = {"studentName": c["student_name"], "domainName": c["domain_name"], "duration": c["duration"],
+              "issueDate": c["issue_date"], "certificateId": c["certificate_id"],
+              "expiryAt": str(c.get("expiry_at") or "")[:10]}
+    portrait = lay["orientation"] == "portrait"
+    pdf, fam, uni = _new_pdf("P" if portrait else "L")
+    w, h = (210, 297) if portrait else (297, 210)
+    accent, text = _rgb(lay["accent_color"]), _rgb(lay["text_color"])
+    if lay["background_color"].upper() != "#FFFFFF":
+        pdf.set_fill_color(*_rgb(lay["background_color"]))
+        pdf.rect(0, 0, w, h, style="F")
+    if lay["border"]:
+        pdf.set_draw_color(*accent)
+        pdf.set_line_width(2)
+        pdf.rect(8, 8, w - 16, h - 16)
+        pdf.set_line_width(0.5)
+        pdf.rect(12, 12, w - 24, h - 24)
+    y = 30 if not portrait else 45
+    pdf.set_text_color(*accent)
+    pdf.set_font(fam, "B", 30 if not portrait else 24)
+    pdf.set_xy(15, y)
+    pdf.multi_cell(w - 30, 14, _txt(_fill(lay["title"], values), uni), align="C")
+    y = pdf.get_y() + 8
+    pdf.set_text_color(*text)
     pdf.set_font(fam, "", 14)
-    pdf.set_xy(0, 55)
-    pdf.cell(w, 8, _txt("This is to certify that", uni), align="C")
-    pdf.set_text_color(0, 0, 0)
-    pdf.set_font(fam, "B", 28)
-    pdf.set_xy(20, 68)
-    pdf.cell(w - 40, 14, _txt(c["student_name"], uni), align="C")
+    pdf.set_xy(20, y)
+    pdf.multi_cell(w - 40, 8, _txt(_fill(lay["subtitle"], values), uni), align="C")
+    y = pdf.get_y() + 4
+    if lay["name_and_domain"]:
+        pdf.set_font(fam, "B", 28)
+        pdf.set_xy(20, y)
+        pdf.multi_cell(w - 40, 14, _txt(c["student_name"], uni), align="C")
+        y = pdf.get_y() + 4
     pdf.set_font(fam, "", 14)
-    pdf.set_text_color(60, 60, 60)
-    months = int(c["duration"])
-    pdf.set_xy(30, 90)
-    pdf.multi_cell(w - 60, 8, _txt(
-        f"has successfully completed the {months}-month internship programme in", uni), align="C")
-    pdf.set_font(fam, "B", 20)
-    pdf.set_text_color(30, 64, 120)
-    pdf.set_xy(20, 106)
-    pdf.cell(w - 40, 12, _txt(c["domain_name"], uni), align="C")
-    pdf.set_font(fam, "", 12)
-    pdf.set_text_color(40, 40, 40)
-    pdf.set_xy(30, 150)
-    pdf.cell(120, 7, _txt(f"Certificate ID: {c['certificate_id']}", uni))
-    pdf.set_xy(30, 158)
-    pdf.cell(120, 7, _txt(f"Issued on: {c['issue_date']}", uni))
+    pdf.set_xy(30, y)
+    pdf.multi_cell(w - 60, 8, _txt(_fill(lay["body"], values), uni), align="C")
+    y = pdf.get_y() + 6
+    if lay["name_and_domain"]:
+        pdf.set_font(fam, "B", 20)
+        pdf.set_text_color(*accent)
+        pdf.set_xy(20, y)
+        pdf.multi_cell(w - 40, 12, _txt(c["domain_name"], uni), align="C")
+    pdf.set_text_color(*text)
+    pdf.set_font(fam, "", 11)
+    base = h - 60
+    lines = [_fill(lay["footer"], values)]
     if c.get("expiry_at"):
-        pdf.set_xy(30, 166)
-        pdf.cell(120, 7, _txt(f"Valid until: {str(c['expiry_at'])[:10]}", uni))
-    pdf.set_xy(30, 174)
-    pdf.cell(120, 7, _txt(issuer, uni))
-    pdf.image(io.BytesIO(_qr_png(verify_url)), x=w - 70, y=135, w=42, h=42)
-    pdf.set_font(fam, "", 8)
-    pdf.set_xy(w - 90, 178)
-    pdf.cell(82, 5, _txt("Scan to verify", uni), align="C")
+        lines.append(f"Valid until: {values['expiryAt']}")
+    if lay["signature_name"]:
+        lines += ["", lay["signature_name"], lay["signature_title"]]
+    lines.append(issuer)
+    for i, line in enumerate(lines):
+        pdf.set_xy(25, base + i * 7)
+        pdf.cell(w / 2, 7, _txt(line, uni))
+    if lay["show_qr"]:
+        pdf.image(io.BytesIO(_qr_png(verify_url)), x=w - 70, y=h - 75, w=42, h=42)
+        pdf.set_font(fam, "", 8)
+        pdf.set_xy(w - 90, h - 32)
+        pdf.cell(82, 5, _txt("Scan to verify", uni), align="C")
     return bytes(pdf.output())
 
 

@@ -56,11 +56,19 @@ def issue_for(e: dict) -> dict:
     return cert
 
 
+def _active_layout() -> dict | None:
+    try:  # ADMIN's certificate templates drive the layout when one is active
+        from ..admin_learning import cert_templates
+    except ImportError:  # pragma: no cover - package absent
+        return None
+    return cert_templates.active_layout()
+
+
 def _render_certificate(cert: dict) -> bytes:
     from .pdf import certificate_pdf
 
     return certificate_pdf(cert, verify_url=certificates.verify_url(cert["certificate_id"]),
-                           issuer=settings().seller_name)
+                           issuer=settings().seller_name, layout=_active_layout())
 
 
 def store_certificate_pdf(cert: dict) -> str:
@@ -116,9 +124,17 @@ def _seller() -> dict:
 
 
 def render_invoice(inv: dict) -> bytes:
+    """PDF of an invoice item; tax lines are derived from the amount when an item lacks them."""
     from .pdf import invoice_pdf
 
-    return invoice_pdf(inv, seller=_seller())
+    s = settings()
+    issued = inv.get("issued_at") or clock.now_iso()
+    full = {"price": inv.get("amount", 0), "discount": 0, "duration": 1, "domain_name": "",
+            "invoice_date": clock.parse_iso(issued).astimezone(invoice_rules.IST).date().isoformat(),
+            **invoice_rules.taxes(inv.get("amount", 0), inv.get("student_state"), s.seller_state,
+                                  s.gst_rate_percent),
+            **inv}
+    return invoice_pdf(full, seller=_seller())
 
 
 def invoice_pdf(p, invoice_id: str) -> tuple[str, bytes]:
@@ -126,6 +142,13 @@ def invoice_pdf(p, invoice_id: str) -> tuple[str, bytes]:
     if not inv or inv["user_id"] != p.user_id:
         raise NotFound("Invoice not found")
     return inv["number"].replace("/", "-") + ".pdf", render_invoice(inv)
+
+
+def ensure_invoice_pdf(inv: dict) -> str:
+    """S3 key of the invoice's PDF, rendering and storing it first when missing (ADMIN's send)."""
+    if inv.get("pdf_key"):
+        return inv["pdf_key"]
+    return store_invoice_pdf(inv["id"])
 
 
 def store_invoice_pdf(invoice_id: str) -> str:
