@@ -11,16 +11,12 @@ Keys (see docs/internships-data-model.md):
 from __future__ import annotations
 
 from lambdakit import ratelimit
-from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
-from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
 
 PROFILE = "PROFILE"
-
-
-def table() -> Table:
-    return Table(settings().table_name)
 
 
 def user_key(user_id: str) -> tuple[str, str]:
@@ -82,13 +78,6 @@ def link_google(user_id: str, google_sub: str, avatar_url: str | None, now: str)
         if exc.item is None:
             raise NotFound("User not found") from None
     return update_user(user_id, fields)
-
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk",
-                                                       "gsi3pk", "gsi3sk")}
 
 
 # ---------------------------------------------------------------- sessions

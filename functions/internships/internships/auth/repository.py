@@ -1,14 +1,8 @@
 """Reads the auth layer needs on every authenticated request: the user and the role override."""
 from __future__ import annotations
 
-from lambdakit.ddb import Table
-
-from ..settings import settings
+from ..store import table as _table
 from .permissions import role_key
-
-
-def _table() -> Table:
-    return Table(settings().table_name)
 
 
 def user_and_override(user_id: str, role_hint: str) -> tuple[dict | None, dict | None]:

@@ -38,7 +38,19 @@ def _check_slug(v: str | None) -> str | None:
     return v
 
 
-class DomainIn(BaseModel):
+class _DomainRules(BaseModel):
+    @field_validator("prices", mode="before", check_fields=False)
+    @classmethod
+    def _prices(cls, v):
+        return _check_prices(v)
+
+    @field_validator("slug", check_fields=False)
+    @classmethod
+    def _slug(cls, v):
+        return _check_slug(v)
+
+
+class DomainIn(_DomainRules):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=120)
@@ -48,18 +60,8 @@ class DomainIn(BaseModel):
     milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES)
     is_active: bool = True
 
-    @field_validator("prices", mode="before")
-    @classmethod
-    def _prices(cls, v):
-        return _check_prices(v)
 
-    @field_validator("slug")
-    @classmethod
-    def _slug(cls, v):
-        return _check_slug(v)
-
-
-class DomainPatch(BaseModel):
+class DomainPatch(_DomainRules):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=120)
@@ -68,16 +70,6 @@ class DomainPatch(BaseModel):
     prices: dict[str, float] | None = Field(default=None, min_length=1)
     milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES)
     is_active: bool | None = None
-
-    @field_validator("prices", mode="before")
-    @classmethod
-    def _prices(cls, v):
-        return _check_prices(v)
-
-    @field_validator("slug")
-    @classmethod
-    def _slug(cls, v):
-        return _check_slug(v)
 
 
 class CouponValidateRequest(BaseModel):

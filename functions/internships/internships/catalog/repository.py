@@ -1,26 +1,18 @@
 """Domains: ``DOMAIN#<id>``/``DOMAIN`` (gsi1 ``DOMAINS`` / slug) + slug claim ``DOMAINSLUG#<slug>``."""
 from __future__ import annotations
 
-from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
-from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
 
 MAX_DOMAINS = 500
 
-
-def table() -> Table:
-    return Table(settings().table_name)
 
 
 def _key(domain_id: str) -> tuple[str, str]:
     return f"DOMAIN#{domain_id}", "DOMAIN"
 
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 
 def get(domain_id: str, *, consistent: bool = False) -> dict | None:

@@ -30,7 +30,19 @@ def _expires(v: str | None) -> str | None:
         raise ValueError("expires_at must be an ISO 8601 date or timestamp") from None
 
 
-class CouponIn(BaseModel):
+class _CouponRules(BaseModel):
+    @field_validator("code", check_fields=False)
+    @classmethod
+    def _c(cls, v):
+        return _code(v)
+
+    @field_validator("expires_at", check_fields=False)
+    @classmethod
+    def _e(cls, v):
+        return _expires(v)
+
+
+class CouponIn(_CouponRules):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     code: str
@@ -41,15 +53,6 @@ class CouponIn(BaseModel):
     domain_ids: list[str] = Field(default_factory=list, max_length=200)
     is_active: bool = True
 
-    @field_validator("code")
-    @classmethod
-    def _c(cls, v):
-        return _code(v)
-
-    @field_validator("expires_at")
-    @classmethod
-    def _e(cls, v):
-        return _expires(v)
 
     @model_validator(mode="after")
     def _percent(self):
@@ -58,7 +61,7 @@ class CouponIn(BaseModel):
         return self
 
 
-class CouponPatch(BaseModel):
+class CouponPatch(_CouponRules):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     code: str | None = None
@@ -69,12 +72,3 @@ class CouponPatch(BaseModel):
     domain_ids: list[str] | None = Field(default=None, max_length=200)
     is_active: bool | None = None
 
-    @field_validator("code")
-    @classmethod
-    def _c(cls, v):
-        return _code(v)
-
-    @field_validator("expires_at")
-    @classmethod
-    def _e(cls, v):
-        return _expires(v)

@@ -2,24 +2,16 @@
 ``COUPONCODE#<CODE>``/``CODE``. Redemption ops are returned for the caller's transaction."""
 from __future__ import annotations
 
-from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
-from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
 
-
-def table() -> Table:
-    return Table(settings().table_name)
 
 
 def key(coupon_id: str) -> tuple[str, str]:
     return f"COUPON#{coupon_id}", "COUPON"
 
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 
 def get(coupon_id: str, *, consistent: bool = False) -> dict | None:

@@ -2,19 +2,12 @@
 from __future__ import annotations
 
 from lambdakit import aws
-from lambdakit.ddb import Table
 
 from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
 
 
-def table() -> Table:
-    return Table(settings().table_name)
-
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 
 def certificate(cert_id: str) -> dict | None:

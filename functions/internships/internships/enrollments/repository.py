@@ -2,27 +2,19 @@
 move an enrollment between states together with everything that must change with it."""
 from __future__ import annotations
 
-from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed
 
 from .. import counters
-from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
 
 ENROLL_SK = "ENROLL"
 
-
-def table() -> Table:
-    return Table(settings().table_name)
 
 
 def key(eid: str) -> tuple[str, str]:
     return f"ENROLL#{eid}", ENROLL_SK
 
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 
 def get(eid: str, *, consistent: bool = False) -> dict | None:

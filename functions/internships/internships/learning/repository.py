@@ -2,21 +2,13 @@
 ``DOMAIN#<domain_id>#RESOURCES``)."""
 from __future__ import annotations
 
-from lambdakit.ddb import Table
 
 from .. import counters
-from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
 from . import plan
 
 
-def table() -> Table:
-    return Table(settings().table_name)
-
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 
 def list_for_enrollment(eid: str, *, consistent: bool = False) -> list[dict]:
