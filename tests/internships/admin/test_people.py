@@ -131,7 +131,9 @@ def test_leads_filters_patch_delete_and_convert(api, seed, sa, internships_app):
 
     from internships.settings import settings
 
-    email = Table(settings().table_name).get(f"EMAIL#{body['emailId']}", "EMAIL")
+    from internships.mail import repository as mail_repo
+
+    email = mail_repo.get_email(body['emailId'])
     assert email["template"] == "password_reset" and email["to"] == "meena@example.com"
     assert email["data"]["resetUrl"] == body["setPasswordLink"]
     assert api.delete(f"/api/admin/leads/{lead_id}", headers=admin).status == 200
