@@ -82,4 +82,4 @@ def test_every_admin_route_by_every_role(internships_app, intern_users):
                 assert r.status == 403, f"{role} {method} {path} → {r.status} {r.text[:200]}"
                 assert "error" in r.json()
         checked += 1
-    assert checked >= 20
+    assert checked >= 60, checked
