@@ -3,19 +3,32 @@
 Success: ``{data, message}``; lists ``{data: [...], pagination: {page, limit, total, pages}}``.
 Error (shape A, everywhere): ``{error: CODE, message, status, details?}``; validation
 details are an array of ``{field, message}`` and ``VALIDATION_ERROR`` is 400.
+
+``build_app`` installs one service-wide middleware that runs before every route:
+X-Request-Id → token verification → rate limits (global; strict on the spec's five
+routes) → authentication audit → maintenance mode → the policy table's role check.
+Every response, errors included, carries X-Request-Id, X-RateLimit-Limit,
+X-RateLimit-Remaining and X-RateLimit-Reset (429s add Retry-After).
 """
 from __future__ import annotations
 
+import re
+import uuid
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ApiError, ValidationFailed
-from lambdakit.http import json_response, make_resolver
+from lambdakit.http import client_ip, header, json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
 
 logger = get_logger("exams")
+
+PUBLIC_ROUTES = frozenset({"GET /health", "GET /"})
+STRICT_PREFIXES = ("/api/create-user", "/api/attempts", "/api/attempt-answers", "/api/proctoring/events",
+                   "/api/rpc/submit-attempt")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{8,128}$")
 
 
 def render_error(err: ApiError) -> dict:
@@ -40,8 +53,102 @@ def _route_not_found(method: str, path: str) -> ApiError:
     return ApiError(f"Route {method} {path} not found", code="NOT_FOUND", status=404)
 
 
+def error_response(err: ApiError) -> Response:
+    if isinstance(err, ValidationFailed) and err.status == 422:
+        err.status = 400
+    return json_response(err.status, render_error(err), headers=dict(err.headers))
+
+
+def is_strict(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in STRICT_PREFIXES)
+
+
+def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
+    from lambdakit.ratelimit import parse_rate
+
+    from .admin import repository as admin_repo
+    from .settings import settings
+
+    s = settings()
+    checks = [("global", *parse_rate(s.global_rate_limit))]
+    if is_strict(route_path):
+        checks.append(("strict", *parse_rate(s.strict_rate_limit)))
+    shown = None
+    for name, limit, window in checks:
+        d = admin_repo.hit(f"{name}:{subject}", limit, window)
+        if shown is None or d.remaining < shown.remaining or not d.allowed:
+            shown = d
+        if not d.allowed:
+            break
+    assert shown is not None
+    headers.update(shown.headers())
+    if not shown.allowed:
+        raise ApiError("Too many requests; slow down", code="RATE_LIMITED", status=429,
+                       details={"retry_after": shown.retry_after, "limit": shown.limit, "window": shown.window},
+                       headers={"Retry-After": str(shown.retry_after)})
+
+
+def _maintenance(principal) -> None:
+    from .admin import platform
+
+    if principal is not None and principal.is_super_admin:
+        return
+    cfg = platform.current()
+    if cfg.get("maintenance_mode"):
+        msg = cfg.get("announcement_banner") or "The service is undergoing maintenance. Please try again later."
+        raise ApiError("Service temporarily unavailable", code="SERVICE_UNAVAILABLE", status=503,
+                       details={"reason": "maintenance_mode", "message": msg})
+
+
+def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response:
+    from .audit import context as audit_ctx
+    from .identity import CONTEXT_KEY, policy
+    from .identity.authn import AuthState, principal_for, reject, verify_token
+    from .identity.tokens import bearer_token
+
+    incoming = header(app, "x-request-id")
+    rid = incoming if incoming and _REQUEST_ID.match(incoming) else str(uuid.uuid4())
+    headers: dict[str, str] = {"X-Request-Id": rid}
+    ev = app.current_event
+    route_key = ev.request_context.route_key or f"{ev.request_context.http.method} {ev.path}"
+    route_path = route_key.partition(" ")[2]
+    ip = client_ip(app)
+    audit_ctx.set_ip(ip)
+    try:
+        public = route_key in PUBLIC_ROUTES
+        token = None if public else bearer_token(header(app, "authorization"))
+        ident, rejected = verify_token(token)
+        subject = f"user:{ident.user_id}" if ident else f"ip:{ip}"
+        _rate_limit(subject, route_path, headers)
+        if rejected is not None:
+            raise reject(rejected, ip)
+        principal = principal_for(ident, ip) if ident else None
+        app.append_context(**{CONTEXT_KEY: AuthState(token_present=token is not None, identity=ident,
+                                                      principal=principal)})
+        if not public:
+            _maintenance(principal)
+        policy.check(route_key, principal, has_identity=ident is not None)
+        resp = next_middleware(app)
+    except ApiError as err:
+        resp = error_response(err)
+    except Exception as exc:  # noqa: BLE001 - never leak internals
+        from pydantic import ValidationError
+
+        from lambdakit.http import pydantic_fields
+
+        if isinstance(exc, ValidationError):
+            resp = error_response(ValidationFailed("Request validation failed", fields=pydantic_fields(exc)))
+        else:
+            logger.exception("unhandled error")
+            resp = error_response(ApiError("Internal server error", code="SERVER_ERROR", status=500))
+    for k, v in headers.items():
+        resp.headers.setdefault(k, v)
+    return resp
+
+
 def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
     app = make_resolver(render_error, validation_status=400, not_found=_route_not_found)
+    app.use(middlewares=[service_middleware])
     for r in routers:
         app.include_router(r)
     return app

@@ -15,6 +15,23 @@ class ExamsSettings(ServiceSettings):
     jwt_audience: str = ""
     jwks_url: str = ""
 
+    # --- exams-core (identity, rate limits, billing) ---
+    #: Claim holding the identity's user id (Firebase: ``user_id``); falls back to ``sub``.
+    user_id_claim: str = "user_id"
+    #: Seconds a fetched JWKS is trusted before it is fetched again.
+    jwks_cache_seconds: int = 3600
+    #: Minimum seconds between two JWKS fetches triggered by an unknown key id (rotation).
+    jwks_refetch_min_seconds: int = 30
+    #: Clock skew tolerated on ``exp``/``iat``.
+    jwt_leeway_seconds: int = 30
+    global_rate_limit: str = "1000/15minutes"
+    strict_rate_limit: str = "100/minute"
+    #: Page size of GET /api/superadmin/audit-logs when ``limit`` is not given.
+    audit_page_size: int = 50
+    #: Days audit rows are kept (0 = forever).
+    audit_retention_days: int = 0
+
 
 def settings() -> ExamsSettings:
     return get_settings(ExamsSettings)
+

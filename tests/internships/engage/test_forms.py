@@ -7,7 +7,7 @@ from .conftest import drain_queue, sandbox_messages
 def _emails(template=None):
     from internships.mail import repository
 
-    items, _ = repository.list_emails(status=None, template=template, start=None, end=None, limit=100, cursor=None)
+    items = repository.list_emails(status=None, template=template, start=None, end=None, offset=0, limit=100)
     return items
 
 

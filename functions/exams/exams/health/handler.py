@@ -7,20 +7,27 @@ from lambdakit import clock
 
 from .. import NAME, VERSION
 from ..http import build_app, lambda_entry, ok
+from . import checks
 
 router = APIGatewayHttpRouter()
 
 
-@router.get("/health")
+@router.get("/health", summary="Health check", description="status healthy|degraded with per-dependency checks.")
 def health():
-    info = {"status": "healthy", "timestamp": clock.now_iso(), "version": VERSION}
-    resp = ok(info, "Service is healthy")
-    return resp
+    results = checks.run()
+    healthy = results.get("database") == "ok"
+    info = {"status": "healthy" if healthy else "degraded", "timestamp": clock.now_iso(), "version": VERSION,
+            "checks": results}
+    return ok(info, "Service is healthy" if healthy else "Service is degraded", status=200 if healthy else 503)
 
 
-@router.get("/")
+@router.get("/", summary="Service information", description="Also returns announcement_banner when set.")
 def info():
-    return ok({"name": NAME, "version": VERSION, "status": "running"}, "OK")
+    data = {"name": NAME, "version": VERSION, "status": "running"}
+    banner = checks.announcement_banner()
+    if banner:
+        data["announcement_banner"] = banner
+    return ok(data, "OK")
 
 
 app = build_app(router)

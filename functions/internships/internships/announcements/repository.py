@@ -78,8 +78,10 @@ def live() -> list[dict]:
     return table().query_all("ANNLIVE", index="gsi2", max_items=MAX_LIVE)
 
 
-def page(limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
-    return table().query("ANNS", index="gsi1", limit=limit, cursor=cursor, forward=False)
+def page(offset: int, limit: int) -> tuple[list[dict], str | None]:
+    from ..admin_common import repository as listing
+
+    return listing.page_items("ANNS", index="gsi1", offset=offset, limit=limit)
 
 
 def total() -> int:

@@ -211,15 +211,8 @@ def delete(admin_id: str, ann_id: str) -> dict:
 
 def admin_list(page: str | None, limit: str | None) -> dict:
     req = page_request(page, limit)
-    wanted = req.offset + req.limit
-    items: list[dict] = []
-    cursor = None
-    while len(items) < wanted:
-        batch, cursor = repo.page(min(100, wanted - len(items)), cursor)
-        items.extend(batch)
-        if not cursor:
-            break
-    return {"success": True, "announcements": [admin_view(a) for a in items[req.offset:wanted]],
+    items, _ = repo.page(req.offset, req.limit)
+    return {"success": True, "announcements": [admin_view(a) for a in items],
             **page_meta(req, repo.total())}
 
 

@@ -77,8 +77,10 @@ def delete_job(job_id: str) -> dict | None:
     return old
 
 
-def newest_jobs(limit: int, cursor: dict | None = None) -> tuple[list[dict], dict | None]:
-    return table().query("JOBS", index="gsi1", limit=limit, cursor=cursor, forward=False)
+def newest_jobs(offset: int, limit: int) -> list[dict]:
+    from ..admin_common import repository as listing
+
+    return listing.page_items("JOBS", index="gsi1", offset=offset, limit=limit)[0]
 
 
 def oldest_jobs(limit: int) -> list[dict]:

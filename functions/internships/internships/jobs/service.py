@@ -213,16 +213,9 @@ def admin_list(page: str | None, limit: str | None) -> dict:
     req = page_request(page, limit)
     c = repo.counters()
     total = max(0, int(c.get("all", 0)))
-    wanted = req.offset + req.limit
-    items: list[dict] = []
-    cursor = None
-    while len(items) < wanted:
-        batch, cursor = repo.newest_jobs(min(100, wanted - len(items)), cursor)
-        items.extend(batch)
-        if not cursor:
-            break
+    items = repo.newest_jobs(req.offset, req.limit)
     sources = {k.split(":", 1)[1]: int(v) for k, v in c.items() if k.startswith("source:") and int(v) > 0}
-    return {"success": True, "jobs": [present(j) for j in items[req.offset:wanted]], "sources": sources,
+    return {"success": True, "jobs": [present(j) for j in items], "sources": sources,
             **page_meta(req, total)}
 
 

@@ -115,9 +115,11 @@ def record_open(email_id: str, when: str) -> dict | None:
 
 
 def list_emails(*, status: str | None, template: str | None, start: str | None, end: str | None,
-                limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
+                offset: int, limit: int) -> list[dict]:
     """One page, newest first, using the narrowest index for the filters."""
     from boto3.dynamodb.conditions import Attr
+
+    from ..admin_common import repository as listing
 
     if status:
         index, pk = "gsi2", f"EMAILSTATUS#{status}"
@@ -126,10 +128,8 @@ def list_emails(*, status: str | None, template: str | None, start: str | None, 
     else:
         index, pk = "gsi1", "EMAILS"
     filt = Attr("template").eq(template) if (status and template) else None
-    kw: dict[str, Any] = {}
-    if start or end:
-        kw["sk_between"] = (start or "0000", (end or "9999") + "\uffff")
-    return table().query(pk, index=index, filter=filt, limit=limit, cursor=cursor, forward=False, **kw)
+    between = (start or "0000", (end or "9999") + "\uffff") if (start or end) else None
+    return listing.page_items(pk, index=index, sk_between=between, filter=filt, offset=offset, limit=limit)[0]
 
 
 def due_pending(now_iso: str, limit: int) -> list[dict]:

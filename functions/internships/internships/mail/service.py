@@ -260,18 +260,8 @@ def list_queue(*, status: str | None, template: str | None, start_date: str | No
     else:
         rows = [repo.stats_total()]
     total = _sum(rows, "c_", status=status, template=template)
-    # Page: read forward through the index up to the requested page
-    wanted = req.offset + req.limit
-    items: list[dict] = []
-    cursor = None
-    while len(items) < wanted:
-        batch, cursor = repo.list_emails(status=status, template=template, start=start, end=end,
-                                         limit=min(100, wanted - len(items)) if not (status and template) else 100,
-                                         cursor=cursor)
-        items.extend(batch)
-        if not cursor:
-            break
-    page_items = items[req.offset:wanted]
+    page_items = repo.list_emails(status=status, template=template, start=start, end=end,
+                                  offset=req.offset, limit=req.limit)
     return {"success": True, "emails": [present(e) for e in page_items], **page_meta(req, total)}
 
 

@@ -1,0 +1,1 @@
+"""Platform settings, audit-log listing and the service-wide controls (rate limits)."""

@@ -1,0 +1,78 @@
+"""Audit-log listing (domain): filters user_id, action, entity_type, start_date, end_date.
+
+The most selective key filter picks the partition (user → gsi2, action → gsi3, entity_type →
+table, none → gsi1); dates become a key range; remaining filters are filter expressions.
+``total``/``pages`` come from counters written with each row when at most one key filter and
+no date range are used; otherwise they are ``null`` and ``has_more`` tells whether a next
+page exists.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from lambdakit import clock
+from lambdakit.errors import ValidationFailed
+from lambdakit.pagination import PageRequest, page_meta
+
+from ..audit import repository as repo
+
+MAX_SCANNED_PAGES = 25
+PUBLIC = ("id", "user_id", "client_id", "action", "entity_type", "entity_id", "metadata", "ip_address",
+          "created_at", "event_type", "success", "timestamp")
+
+
+def _bound(value: str | None, name: str, end: bool) -> str | None:
+    if not value:
+        return None
+    try:
+        if len(value) == 10:
+            d = dt.date.fromisoformat(value)
+            return d.isoformat() + ("T23:59:59.999Z\uffff" if end else "T00:00:00.000Z")
+        return clock.iso(clock.parse_iso(value)) + ("\uffff" if end else "")
+    except ValueError:
+        raise ValidationFailed(f"{name} must be an ISO 8601 date or timestamp",
+                               fields={name: "Must be an ISO 8601 date or timestamp"}) from None
+
+
+def list_logs(req: PageRequest, *, user_id: str | None, action: str | None, entity_type: str | None,
+              start_date: str | None, end_date: str | None) -> tuple[list[dict], dict]:
+    from boto3.dynamodb.conditions import Attr
+
+    start, end = _bound(start_date, "start_date", False), _bound(end_date, "end_date", True)
+    if start and end and start > end:
+        raise ValidationFailed("start_date is after end_date", fields={"start_date": "Must not be after end_date"})
+    filters = []
+    if user_id:
+        index, pk, counter = "gsi2", f"AUDIT#USER#{user_id}", f"USER#{user_id}"
+        if action:
+            filters.append(Attr("action").eq(action))
+        if entity_type:
+            filters.append(Attr("entity_type").eq(entity_type))
+    elif action:
+        index, pk, counter = "gsi3", f"AUDIT#ACTION#{action}", f"ACTION#{action}"
+        if entity_type:
+            filters.append(Attr("entity_type").eq(entity_type))
+    elif entity_type:
+        index, pk, counter = None, f"AUDIT#ENTITY#{entity_type}", f"ENTITY#{entity_type}"
+    else:
+        index, pk, counter = "gsi1", "AUDIT", "ALL"
+    flt = None
+    for f in filters:
+        flt = f if flt is None else flt & f
+    need = req.offset + req.limit + 1
+    out: list[dict] = []
+    cursor = None
+    for _ in range(MAX_SCANNED_PAGES + req.page):
+        items, cursor = repo.query_page(index=index, pk_value=pk, start=start, end=end, filter=flt,
+                                        limit=min(1000, need - len(out)) if flt is None else 500, cursor=cursor)
+        out.extend(items)
+        if len(out) >= need or not cursor:
+            break
+    page = [{k: i.get(k) for k in PUBLIC if k in i} for i in out[req.offset:req.offset + req.limit]]
+    has_more = len(out) > req.offset + req.limit or (cursor is not None and len(out) >= need)
+    if flt is None and not start and not end:
+        meta = page_meta(req, repo.count(counter))
+    else:
+        meta = {"page": req.page, "limit": req.limit, "total": None, "pages": None}
+    meta["has_more"] = has_more
+    return page, meta

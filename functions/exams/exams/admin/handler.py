@@ -1,0 +1,51 @@
+"""GET/PUT /api/settings and GET /api/superadmin/audit-logs (super admin)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.pagination import page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import SUPER_ADMIN, principal, require
+from ..settings import settings
+from . import auditlog, platform
+from .models import SettingsUpdate
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/settings", summary="Platform settings", middlewares=[require(SUPER_ADMIN)])
+def get_settings():
+    return ok(platform.current(), "Settings")
+
+
+@router.put("/api/settings", summary="Update platform settings",
+            description="Partial update of maintenance_mode, announcement_banner, registration_enabled.",
+            middlewares=[require(SUPER_ADMIN)])
+def put_settings():
+    body = parse_model(SettingsUpdate, json_object(router))
+    changes = body.model_dump(exclude_unset=True)
+    for k in ("maintenance_mode", "registration_enabled"):
+        if k in changes and changes[k] is None:
+            changes.pop(k)
+    if changes.get("announcement_banner") == "":
+        changes["announcement_banner"] = None
+    return ok(platform.update(changes, actor_id=principal(router).user_id), "Settings updated")
+
+
+@router.get("/api/superadmin/audit-logs", summary="Audit log (paginated, 50 per page by default)",
+            middlewares=[require(SUPER_ADMIN)])
+def audit_logs():
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=settings().audit_page_size,
+                       max_limit=200)
+    items, meta = auditlog.list_logs(req, user_id=query(router, "user_id") or None,
+                                     action=query(router, "action") or None,
+                                     entity_type=query(router, "entity_type") or None,
+                                     start_date=query(router, "start_date") or None,
+                                     end_date=query(router, "end_date") or None)
+    return paginated(items, meta)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

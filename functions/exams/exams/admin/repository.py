@@ -1,0 +1,41 @@
+"""Platform settings item and rate-limit counters.
+
+Settings: pk=SETTINGS sk=PLATFORM {maintenance_mode, announcement_banner, registration_enabled,
+updated_at, updated_by, version}. Read with one GetItem per request (no in-process cache), so a
+PUT takes effect on the very next request in every Lambda container.
+"""
+from __future__ import annotations
+
+from lambdakit import ratelimit
+from lambdakit.ddb import Table
+
+from ..settings import settings
+
+SETTINGS_KEY = ("SETTINGS", "PLATFORM")
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def get_settings() -> dict | None:
+    return table().get(*SETTINGS_KEY)
+
+
+def update_settings(changes: dict, *, before: dict | None) -> dict:
+    """Set ``changes`` and bump ``version``; optimistic check against the item read before
+    (``ConditionFailed`` when someone else wrote in between)."""
+    names = {"#ver": "version"}
+    values = None
+    if before is None:
+        cond, names = "attribute_not_exists(pk)", None
+    elif before.get("version") is None:
+        cond = "attribute_not_exists(#ver)"
+    else:
+        cond, values = "#ver = :ver", {":ver": before["version"]}
+    return table().update(*SETTINGS_KEY, set=changes, add={"version": 1}, condition=cond, names=names,
+                          values=values)
+
+
+def hit(subject: str, limit: int, window: int) -> ratelimit.RateDecision:
+    return ratelimit.hit(table(), subject, limit, window)

@@ -1,0 +1,1 @@
+"""Audit trail: mutation rows and authentication events (see ``writer``)."""

@@ -1,0 +1,79 @@
+"""Audit rows in DynamoDB.
+
+Row:  pk=AUDIT#ENTITY#<entity_type>  sk=<created_at>#<id>
+      gsi1 AUDIT / <created_at>#<id>                 (all rows, newest first)
+      gsi2 AUDIT#USER#<user_id> / <created_at>#<id>  (filter user_id)
+      gsi3 AUDIT#ACTION#<action> / <created_at>#<id> (filter action)
+Counters (for page totals): pk=AUDIT#COUNT, sk=ALL | USER#<id> | ACTION#<a> | ENTITY#<t>, attribute n.
+Row and counters are written in one transaction, so totals never drift.
+Login de-duplication: pk=AUTHSEEN#<user_id>#<auth_time>, sk=SEEN, written in the same
+transaction with attribute_not_exists, so one sign-in gives exactly one ``login`` row.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed
+
+from ..settings import settings
+
+COUNT_PK = "AUDIT#COUNT"
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def _counter_ops(row: dict) -> list[dict]:
+    sks = ["ALL", f"USER#{row['user_id'] or '-'}", f"ACTION#{row['action']}", f"ENTITY#{row['entity_type']}"]
+    return [{"update": (COUNT_PK, sk), "add": {"n": 1}} for sk in sks]
+
+
+def item_for(row: dict, ttl: int | None) -> dict:
+    key = f"{row['created_at']}#{row['id']}"
+    item = {
+        **row,
+        "pk": f"AUDIT#ENTITY#{row['entity_type']}", "sk": key,
+        "gsi1pk": "AUDIT", "gsi1sk": key,
+        "gsi2pk": f"AUDIT#USER#{row['user_id'] or '-'}", "gsi2sk": key,
+        "gsi3pk": f"AUDIT#ACTION#{row['action']}", "gsi3sk": key,
+    }
+    if ttl:
+        item["ttl"] = ttl
+    return item
+
+
+def put_row(row: dict, ttl: int | None = None, *, dedup_key: str | None = None, dedup_ttl: int | None = None) -> bool:
+    """Write a row with its counters. With ``dedup_key`` only the first writer succeeds
+    (returns False for a duplicate)."""
+    ops: list[dict] = [{"put": item_for(row, ttl)}] + _counter_ops(row)
+    if dedup_key:
+        marker: dict[str, Any] = {"pk": dedup_key, "sk": "SEEN"}
+        if dedup_ttl:
+            marker["ttl"] = dedup_ttl
+        ops.insert(0, {"put": marker, "condition": "attribute_not_exists(pk)"})
+    try:
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if dedup_key and exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            return False
+        raise
+    return True
+
+
+def count(counter_sk: str) -> int:
+    item = table().get(COUNT_PK, counter_sk)
+    return int((item or {}).get("n", 0))
+
+
+def query_page(*, index: str | None, pk_value: str, start: str | None, end: str | None, filter: Any,
+               limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
+    kw: dict[str, Any] = {"index": index, "forward": False, "limit": limit, "cursor": cursor, "filter": filter}
+    if start and end:
+        kw["sk_between"] = (start, end)
+    elif start:
+        kw["sk_gte"] = start
+    elif end:
+        kw["sk_lte"] = end
+    return table().query(pk_value, **kw)

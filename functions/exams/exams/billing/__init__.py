@@ -1,0 +1,1 @@
+"""Plans, subscriptions, subscription requests, pay-per-test packages and the billing guards."""

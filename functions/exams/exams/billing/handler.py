@@ -1,0 +1,93 @@
+"""Subscriptions, subscription requests and packages."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.errors import ValidationFailed
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.pagination import page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, principal, require
+from . import packages, subscriptions
+from .models import PackageApproval, PackageRequestCreate, SubscriptionRequestCreate, SubscriptionUpdate
+
+router = APIGatewayHttpRouter()
+STATUSES = ("requested", "available", "used")
+
+
+def _page():
+    return page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+
+
+@router.get("/api/superadmin/subscriptions", summary="List client subscriptions (expiry checked lazily)",
+            middlewares=[require(SUPER_ADMIN)])
+def list_subscriptions():
+    items, meta = subscriptions.list_subscriptions(_page())
+    return paginated(items, meta)
+
+
+@router.put("/api/superadmin/subscriptions/<clientId>", summary="Change a client's plan and expiry",
+            description="Writes a subscription history row. expiry_date omitted: one month for paid plans; "
+                        "null: never expires.", middlewares=[require(SUPER_ADMIN)])
+def update_subscription(clientId: str):
+    body = parse_model(SubscriptionUpdate, json_object(router))
+    expiry = body.expiry_date if "expiry_date" in body.model_fields_set else subscriptions.DEFAULT_EXPIRY
+    sub = subscriptions.change_plan(principal(router), clientId, body.plan_id, expiry, source="superadmin")
+    return ok(sub, "Subscription updated")
+
+
+@router.get("/api/subscription-requests", summary="List subscription (plan change) requests",
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)])
+def list_subscription_requests():
+    items, meta = subscriptions.list_requests(principal(router), query(router, "client_id") or None, _page())
+    return paginated(items, meta)
+
+
+@router.post("/api/subscription-requests", summary="Request a plan change (client admin)",
+             middlewares=[require(CLIENT_ADMIN)])
+def create_subscription_request():
+    body = parse_model(SubscriptionRequestCreate, json_object(router))
+    return ok(subscriptions.create_request(principal(router), body.plan_id, body.note), "Request submitted",
+              status=201)
+
+
+@router.put("/api/subscription-requests/<requestId>/approve", summary="Approve a plan change request",
+            middlewares=[require(SUPER_ADMIN)])
+def approve_subscription_request(requestId: str):
+    return ok(subscriptions.approve_request(principal(router), requestId), "Request approved")
+
+
+@router.post("/api/packages/request", summary="Request a pay-per-test package (client admin)",
+             middlewares=[require(CLIENT_ADMIN)])
+def request_package():
+    body = parse_model(PackageRequestCreate, json_object(router))
+    return ok(packages.request_package(principal(router), body.package_type), "Package requested", status=201)
+
+
+@router.get("/api/packages/requests", summary="List package purchases (super admin)",
+            middlewares=[require(SUPER_ADMIN)])
+def list_package_requests():
+    status = query(router, "status") or None
+    if status and status not in STATUSES:
+        raise ValidationFailed("Invalid status", fields={"status": f"Must be one of {', '.join(STATUSES)}"})
+    items, meta = packages.list_requests(status, _page())
+    return paginated(items, meta)
+
+
+@router.put("/api/packages/requests/<requestId>/approve", summary="Approve a package (optional limit overrides)",
+            middlewares=[require(SUPER_ADMIN)])
+def approve_package(requestId: str):
+    body = parse_model(PackageApproval, json_object(router, required=False))
+    return ok(packages.approve(principal(router), requestId, body.model_dump()), "Package approved")
+
+
+@router.get("/api/packages/available", summary="Available packages of the caller's tenant",
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)])
+def list_available_packages():
+    items, meta = packages.list_available(principal(router), query(router, "client_id") or None, _page())
+    return paginated(items, meta)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,67 @@
+"""Request bodies of the billing routes."""
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .catalog import PACKAGE_TYPES, PLAN_IDS
+
+
+def _plan(v: str) -> str:
+    if v not in PLAN_IDS:
+        raise ValueError(f"plan_id must be one of {', '.join(PLAN_IDS)}")
+    return v
+
+
+class SubscriptionUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    plan_id: str
+    expiry_date: str | None = None  # YYYY-MM-DD; null = never (or one month for paid plans when omitted)
+
+    _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
+
+    @field_validator("expiry_date")
+    @classmethod
+    def _date(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            return dt.date.fromisoformat(v).isoformat() if len(v) == 10 else _bad()
+        except ValueError:
+            raise ValueError("expiry_date must be a date YYYY-MM-DD") from None
+
+
+def _bad():
+    raise ValueError("expiry_date must be a date YYYY-MM-DD")
+
+
+class SubscriptionRequestCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    plan_id: str
+    note: str | None = Field(default=None, max_length=1000)
+
+    _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
+
+
+class PackageRequestCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    package_type: str
+
+    @field_validator("package_type")
+    @classmethod
+    def _type(cls, v: str) -> str:
+        if v not in PACKAGE_TYPES:
+            raise ValueError(f"package_type must be one of {', '.join(PACKAGE_TYPES)}")
+        return v
+
+
+class PackageApproval(BaseModel):
+    """Optional limit overrides applied when the package becomes available."""
+    model_config = ConfigDict(extra="forbid")
+
+    max_questions: int | None = Field(default=None, ge=1, le=10_000)
+    max_candidates: int | None = Field(default=None, ge=1, le=100_000)

@@ -1,0 +1,1 @@
+"""Clients (tenants): create with subscription and limits in one transaction; list; update."""

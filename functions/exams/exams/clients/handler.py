@@ -1,0 +1,40 @@
+"""GET/POST /api/clients, PUT /api/clients/{clientId} (super admin)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.pagination import page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import SUPER_ADMIN, principal, require
+from . import service
+from .models import CreateClient, UpdateClient
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/clients", summary="List clients", description="Also carries the spec's `clients` key.",
+            middlewares=[require(SUPER_ADMIN)])
+def list_clients():
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    items, meta = service.list_clients(req)
+    return paginated(items, meta, clients=items)
+
+
+@router.post("/api/clients", summary="Create a client with its subscription and limits",
+             middlewares=[require(SUPER_ADMIN)])
+def create_client():
+    body = parse_model(CreateClient, json_object(router))
+    return ok(service.create_client(principal(router), body), "Client created", status=201)
+
+
+@router.put("/api/clients/<clientId>", summary="Update a client (name, address, logo, status, limits)",
+            middlewares=[require(SUPER_ADMIN)])
+def update_client(clientId: str):
+    body = parse_model(UpdateClient, json_object(router))
+    return ok(service.update_client(principal(router), clientId, body), "Client updated")
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

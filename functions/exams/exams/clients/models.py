@@ -1,0 +1,67 @@
+"""Request and response bodies of the clients routes."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..billing.catalog import PLAN_IDS
+
+
+def _url(v: str | None) -> str | None:
+    if v in (None, ""):
+        return v
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(v)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError("must be an http(s) URL")
+    return v
+
+
+def _plan(v: str | None) -> str | None:
+    if v is not None and v not in PLAN_IDS:
+        raise ValueError(f"plan_id must be one of {', '.join(PLAN_IDS)}")
+    return v
+
+
+class Limits(BaseModel):
+    """Per-client overrides of the plan (null = the plan's value, -1 = unlimited)."""
+    model_config = ConfigDict(extra="forbid")
+
+    max_exams_per_month: int | None = Field(default=None, ge=-1)
+    max_students_per_exam: int | None = Field(default=None, ge=-1)
+    max_questions_per_exam: int | None = Field(default=None, ge=-1)
+
+
+class CreateClient(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    name: str = Field(min_length=1, max_length=200)
+    address: str | None = Field(default=None, max_length=500)
+    logo_url: str | None = Field(default=None, max_length=2048)
+    plan_id: str = "free"
+
+    _u = field_validator("logo_url")(classmethod(lambda cls, v: _url(v)))
+    _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
+
+
+class UpdateClient(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    address: str | None = Field(default=None, max_length=500)
+    logo_url: str | None = Field(default=None, max_length=2048)
+    active_status: int | None = Field(default=None, ge=0, le=1)
+    limits: Limits | None = None
+
+    _u = field_validator("logo_url")(classmethod(lambda cls, v: _url(v)))
+
+
+class Client(BaseModel):
+    id: str
+    name: str
+    address: str | None = None
+    logo_url: str | None = None
+    plan_id: str
+    active_status: int = 1
+    created_at: str
+    updated_at: str | None = None

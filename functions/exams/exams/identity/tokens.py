@@ -1,0 +1,97 @@
+"""ID token verification: RS256 against the configured issuer, audience and JWKS."""
+from __future__ import annotations
+
+from lambdakit import clock
+from lambdakit.errors import ApiError
+
+from ..settings import settings
+from . import jwks
+from .principal import Identity
+
+
+class TokenRejected(ApiError):
+    status = 401
+
+    def __init__(self, code: str, message: str, reason: str) -> None:
+        super().__init__(message, code=code, status=401)
+        self.reason = reason
+
+
+def _invalid(reason: str) -> TokenRejected:
+    return TokenRejected("INVALID_TOKEN", "The ID token is invalid", reason)
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, ``None`` when absent/other scheme."""
+    if not authorization:
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = token.strip()
+    return token or None
+
+
+def verify(token: str) -> Identity:
+    import jwt
+
+    s = settings()
+    try:
+        header = jwt.get_unverified_header(token)
+        unverified = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        raise _invalid("malformed") from None
+    if header.get("alg") != "RS256":
+        raise _invalid("algorithm")
+    if not isinstance(unverified, dict):
+        raise _invalid("malformed")
+    # Issuer/audience first: a token of another project is INVALID_TOKEN, not a signature failure.
+    if s.jwt_issuer and unverified.get("iss") != s.jwt_issuer:
+        raise _invalid("issuer")
+    aud = unverified.get("aud")
+    auds = aud if isinstance(aud, list) else [aud]
+    if s.jwt_audience and s.jwt_audience not in auds:
+        raise _invalid("audience")
+    if unverified.get("token_use") not in (None, "id"):
+        raise _invalid("token_use")
+    try:
+        key = jwks.get_key(str(header.get("kid", "")))
+    except jwks.JwksUnavailable:
+        raise ApiError("Identity provider keys are unavailable", code="SERVICE_UNAVAILABLE", status=503,
+                       details={"reason": "identity_provider_unavailable"}) from None
+    if key is None:
+        raise TokenRejected("TOKEN_VERIFICATION_FAILED", "Token signature could not be verified", "unknown_kid")
+    try:
+        claims = jwt.decode(
+            token, key, algorithms=["RS256"],
+            options={"verify_exp": False, "verify_iat": False, "verify_nbf": False, "verify_aud": False,
+                     "verify_iss": False},
+        )
+    except jwt.InvalidSignatureError:
+        raise TokenRejected("TOKEN_VERIFICATION_FAILED", "Token signature could not be verified", "signature") from None
+    except jwt.PyJWTError:
+        raise _invalid("malformed") from None
+    now = clock.now_ts()
+    leeway = s.jwt_leeway_seconds
+    exp = claims.get("exp")
+    if not isinstance(exp, (int, float)):
+        raise _invalid("exp_missing")
+    if now > exp + leeway:
+        raise TokenRejected("TOKEN_EXPIRED", "The ID token has expired", "expired")
+    iat = claims.get("iat")
+    if isinstance(iat, (int, float)) and iat > now + leeway:
+        raise _invalid("issued_in_future")
+    nbf = claims.get("nbf")
+    if isinstance(nbf, (int, float)) and nbf > now + leeway:
+        raise _invalid("not_yet_valid")
+    uid = claims.get(s.user_id_claim) or claims.get("sub")
+    if not isinstance(uid, str) or not uid:
+        raise _invalid("subject")
+    auth_time = claims.get("auth_time")
+    return Identity(
+        user_id=uid,
+        email=claims.get("email") if isinstance(claims.get("email"), str) else None,
+        auth_time=int(auth_time) if isinstance(auth_time, (int, float)) else None,
+        issued_at=int(iat) if isinstance(iat, (int, float)) else None,
+        claims=claims,
+    )

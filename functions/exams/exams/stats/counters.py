@@ -1,0 +1,69 @@
+"""Platform and per-tenant counters, maintained at write time (never counted by scanning).
+
+Items: ``pk="STATS#GLOBAL"`` and ``pk=f"STATS#CLIENT#{client_id}"``, ``sk="COUNTERS"``.
+Names: clients, students, client_admins, questions, tests, tests_published, attempts,
+attempts_submitted, score_sum, pass_count, proctoring_events, and ``plan#<plan_id>`` for the
+plan distribution (global item). Deltas may be negative.
+"""
+from __future__ import annotations
+
+from lambdakit.ddb import Table
+
+from ..settings import settings
+
+SK = "COUNTERS"
+GLOBAL_PK = "STATS#GLOBAL"
+
+
+def client_pk(client_id: str) -> str:
+    return f"STATS#CLIENT#{client_id}"
+
+
+def _table() -> Table:
+    return Table(settings().table_name)
+
+
+def ops(client_id: str | None, **deltas: int | float) -> list[dict]:
+    """The same bump as transaction operations (to count inside a caller's transaction)."""
+    deltas = {k: v for k, v in deltas.items() if v}
+    if not deltas:
+        return []
+    out = [{"update": (GLOBAL_PK, SK), "add": dict(deltas)}]
+    if client_id:
+        out.append({"update": (client_pk(client_id), SK), "add": dict(deltas)})
+    return out
+
+
+def bump(client_id: str | None, **deltas: int | float) -> None:
+    """Atomically ADD ``deltas`` to the global item and (when given) the tenant's item.
+    Plan keys contain ``#``: pass them as ``bump(cid, **{"plan#free": 1})``."""
+    deltas = {k: v for k, v in deltas.items() if v}
+    if not deltas:
+        return
+    t = _table()
+    t.increment(GLOBAL_PK, SK, deltas)
+    if client_id:
+        t.increment(client_pk(client_id), SK, deltas)
+
+
+def read(client_id: str | None) -> dict:
+    """The counters of a tenant (or the global ones for ``None``); missing names read as absent."""
+    item = _table().get(client_pk(client_id) if client_id else GLOBAL_PK, SK) or {}
+    return {k: v for k, v in item.items() if k not in ("pk", "sk")}
+
+
+def merge(ops_list: list[dict]) -> list[dict]:
+    """A transaction may touch an item only once: merge counter ADDs on the same key
+    (dropping those that net to zero)."""
+    merged: dict[tuple, dict] = {}
+    for op in ops_list:
+        key = op["update"]
+        slot = merged.setdefault(key, {"update": key, "add": {}})
+        for k, v in op["add"].items():
+            slot["add"][k] = slot["add"].get(k, 0) + v
+    out = []
+    for op in merged.values():
+        op["add"] = {k: v for k, v in op["add"].items() if v}
+        if op["add"]:
+            out.append(op)
+    return out

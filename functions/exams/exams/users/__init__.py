@@ -1,0 +1,1 @@
+"""Users: identity accounts (Cognito), profiles and roles."""

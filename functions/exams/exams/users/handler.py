@@ -1,0 +1,43 @@
+"""POST /api/create-user, GET /api/profiles, PUT /api/profiles/{profileId}."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.pagination import page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, principal, require
+from . import service
+from .models import CreateUser, UpdateProfile
+
+router = APIGatewayHttpRouter()
+
+
+@router.post("/api/create-user", summary="Create a user (identity account, profile and role)",
+             description="CA for their own tenant, SA for any. Strict rate limit.",
+             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)])
+def create_user():
+    body = parse_model(CreateUser, json_object(router))
+    return ok(service.create_user(principal(router), body), "User created", status=201)
+
+
+@router.get("/api/profiles", summary="List profiles (tenant-restricted for client admins)",
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)])
+def list_profiles():
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    role = query(router, "role") or None
+    items, meta = service.list_profiles(principal(router), query(router, "client_id") or None, role, req)
+    return paginated(items, meta)
+
+
+@router.put("/api/profiles/<profileId>", summary="Update a profile",
+            description="Own profile, or any profile of the tenant for its admin; only SA changes role/client.",
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)])
+def update_profile(profileId: str):
+    body = parse_model(UpdateProfile, json_object(router))
+    return ok(service.update_profile(principal(router), profileId, body), "Profile updated")
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

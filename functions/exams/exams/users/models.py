@@ -1,0 +1,64 @@
+"""Request and response bodies of the users routes."""
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+
+from ..identity.principal import ROLES
+
+
+class CreateUser(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    email: EmailStr
+    password: str = Field(min_length=8, max_length=256)
+    name: str = Field(min_length=1, max_length=200)
+    role: str = "student"
+    client_id: str | None = None
+
+    @field_validator("email")
+    @classmethod
+    def _lower(cls, v: str) -> str:
+        return v.lower()
+
+    @field_validator("role")
+    @classmethod
+    def _role(cls, v: str) -> str:
+        if v not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}")
+        return v
+
+    @field_validator("password")
+    @classmethod
+    def _password(cls, v: str) -> str:
+        if not (re.search(r"[a-z]", v) and re.search(r"[A-Z]", v) and re.search(r"[0-9]", v)):
+            raise ValueError("password needs at least one lowercase letter, one uppercase letter and one digit")
+        return v
+
+
+class UpdateProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    role: str | None = None
+    client_id: str | None = None
+    active_status: int | None = Field(default=None, ge=0, le=1)
+
+    @field_validator("role")
+    @classmethod
+    def _role(cls, v: str | None) -> str | None:
+        if v is not None and v not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}")
+        return v
+
+
+class Profile(BaseModel):
+    id: str
+    email: str
+    name: str
+    role: str
+    client_id: str | None = None
+    active_status: int = 1
+    created_at: str | None = None
+    updated_at: str | None = None
