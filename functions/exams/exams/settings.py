@@ -31,6 +31,18 @@ class ExamsSettings(ServiceSettings):
     #: Days audit rows are kept (0 = forever).
     audit_retention_days: int = 0
 
+    # ---- exams-delivery slice: questions, tests, attempts, proctoring, reports, analytics
+    answer_grace_seconds: int = 60
+    default_negative_marks_ratio: float = 0.25
+    default_passing_percentage: float = 40.0
+    csv_max_bytes: int = 2_000_000
+    csv_max_rows: int = 1000
+    evidence_max_bytes: int = 2_000_000
+    evidence_url_ttl_seconds: int = 900
+    proctoring_dedup_seconds: int = 30
+    risk_autosubmit_threshold: int = 15
+    sweep_shards: int = 8
+
 
 def settings() -> ExamsSettings:
     return get_settings(ExamsSettings)

@@ -41,8 +41,9 @@ class Seed:
         self.t.put(self.enrollment_item(e))
         if status in ("pending", "active"):
             self.t.put({"pk": f"USER#{user.id}", "sk": f"OPEN#{domain['id']}", "enrollment_id": e["id"]})
-        self.counter("enrollments")
-        self.counter(f"enrollments#status#{status}")
+        for name in ("enrollments", f"enrollments#status#{status}", f"enrollments#domain#{domain['id']}",
+                     f"enrollments#domain#{domain['id']}#status#{status}"):
+            self.counter(name)
         return e
 
     @staticmethod
@@ -59,7 +60,7 @@ class Seed:
         self.t.put({"pk": f"ENROLL#{e['id']}", "sk": f"MS#{order:02d}", "gsi1pk": f"MILESTONES#{status}",
                     "gsi1sk": f"{now}#{m['id']}", "gsi2pk": f"USER#{e['user_id']}#MILESTONES",
                     "gsi2sk": f"{e['id']}#{order:02d}", **m})
-        self.counter(f"milestones#status#{status}")
+        self.counter(f"milestones#{status}")
         return m
 
     def certificate(self, e: dict, **kw) -> dict:

@@ -66,7 +66,7 @@ def test_engagement_tiles_and_conversion_funnel(api, sa, seed, intern_users):
     seed.enrollment(s1, dom, status="active")
     seed.enrollment(s2, dom, status="completed", activated_at="2025-01-01T00:00:00.000Z",
                     completed_at="2025-01-31T00:00:00.000Z")
-    seed.counter("revenue_paise", 250000)
+    seed.t.update("COUNTERS", "payments", add={"count": 1, "amount": 2500})
     t = Table(settings().table_name)
     t.update("COUNTER#VISITS", "TOTAL", add={"visitors": 10})
     r = api.get("/api/admin/analytics/engagement", headers=sa.headers)

@@ -29,6 +29,9 @@ def test_enrollment_list_search_detail_update(api, sa, world, intern_users):
     e2 = world["e2"]["id"]
     r = api.put(f"/api/admin/enrollments/{e2}", headers=h, json={"status": "active", "admin_notes": "paid offline"})
     assert r.status == 200 and r.json()["enrollment"]["status"] == "active"
+    det = r.json()["enrollment"]
+    assert det["admin_notes"] == "paid offline" and det["milestone_count"] == 3 and det["invoice_id"]
+    assert len(api.get(f"/api/admin/enrollments/{e2}", headers=h).json()["enrollment"]["milestones"]) == 3
     assert api.put(f"/api/admin/enrollments/{e2}", headers=h, json={"status": "completed"}).status == 400
     assert api.put(f"/api/admin/enrollments/{e2}", headers=h, json={"status": "pending"}).status == 409
     r = api.put(f"/api/admin/enrollments/{e2}", headers=h, json={"status": "cancelled"})
@@ -68,13 +71,28 @@ def test_final_submissions_approve_reject(api, sa, seed, world, intern_users):
                         submitted_at="2025-03-03T00:00:00.000Z")
     rev = intern_users.staff("reviewer")
     r = api.get("/api/admin/submissions", headers=rev.headers).json()
-    assert r["total"] == 1 and r["submissions"][0]["submission_status"] == "submitted"
+    assert r["total"] == 1 and r["submissions"][0]["project_status"] == "submitted"
     assert api.post(f"/api/admin/submissions/{s['id']}/reject", headers=rev.headers, json={}).status == 400
     r = api.post(f"/api/admin/submissions/{s['id']}/reject", headers=rev.headers, json={"remarks": "Missing repo"})
-    assert r.status == 200 and r.json()["submission_status"] == "rejected"
+    assert r.status == 200 and r.json()["project_status"] == "rejected"
     assert api.post(f"/api/admin/submissions/{s['id']}/approve", headers=rev.headers).status == 409
     assert api.post(f"/api/admin/submissions/{world['e1']['id']}/approve", headers=rev.headers).status == 404
     assert api.get("/api/admin/submissions", headers=rev.headers, query={"status": "rejected"}).json()["total"] == 1
+    # approving completes the enrollment and issues the certificate (all milestones reviewed)
+    s2 = seed.enrollment(world["st"], dom, status="active", submission_email="p@example.com",
+                         submitted_at="2025-03-04T00:00:00.000Z", project_status="submitted")
+    seed.milestone(s2, 1, status="submitted")
+    r = api.post(f"/api/admin/submissions/{s2['id']}/approve", headers=rev.headers)
+    assert r.status == 409  # a milestone is not reviewed yet
+    from lambdakit.ddb import Table
+
+    from internships.settings import settings
+
+    Table(settings().table_name).update(f"ENROLL#{s2['id']}", "MS#01", set={"status": "reviewed"})
+    r = api.post(f"/api/admin/submissions/{s2['id']}/approve", headers=rev.headers, json={"remarks": "Great"})
+    assert r.status == 200 and r.json()["completed"] is True and r.json()["project_status"] == "approved"
+    e = api.get(f"/api/admin/enrollments/{s2['id']}", headers=sa.headers).json()["enrollment"]
+    assert e["status"] == "completed" and e["certificate_id"].startswith("CERT-")
 
 
 def test_resources_crud_upload_sign(api, sa, world):
@@ -167,7 +185,9 @@ def test_certificates_revoke_unrevoke_and_invoices_send(api, sa, seed, world):
     assert api.post("/api/admin/certificates/CERT-00-NOPE00/revoke", headers=h).status == 404
 
     inv = seed.invoice(world["e1"])
-    no_pdf = seed.invoice(world["e2"], pdf=None)
+    # a real invoice: activating the pending enrollment issues one (no PDF stored yet)
+    assert api.put(f"/api/admin/enrollments/{world['e2']['id']}", headers=h, json={"status": "active"}).status == 200
+    no_pdf_id = api.get(f"/api/admin/enrollments/{world['e2']['id']}", headers=h).json()["enrollment"]["invoice_id"]
     r = api.get("/api/admin/invoices", headers=h).json()
     assert r["total"] == 2
     r = api.post(f"/api/admin/invoices/{inv['id']}/send", headers=h)
@@ -176,8 +196,17 @@ def test_certificates_revoke_unrevoke_and_invoices_send(api, sa, seed, world):
 
     from internships.settings import settings
 
-    email = Table(settings().table_name).get(f"EMAIL#{r.json()['emailId']}", "EMAIL")
+    from internships.mail import repository as mail_repo
+
+    email = mail_repo.get_email(r.json()['emailId'])
     assert email["template"] == "invoice" and email["to"] == world["st"].email
     assert email["attachments"][0]["s3_key"] == inv["pdf_key"]
-    assert api.post(f"/api/admin/invoices/{no_pdf['id']}/send", headers=h).status == 409
+    r = api.post(f"/api/admin/invoices/{no_pdf_id}/send", headers=h, json={"to": "accounts@example.com"})
+    assert r.status == 202, r.text
+    email = mail_repo.get_email(r.json()['emailId'])
+    from lambdakit import aws
+
+    pdf = aws.client("s3").get_object(Bucket=settings().files_bucket, Key=email["attachments"][0]["s3_key"])
+    assert pdf["Body"].read().startswith(b"%PDF") and email["to"] == "accounts@example.com"
+    assert api.post(f"/api/admin/invoices/{no_pdf_id}/send", headers=h, json={"to": "bad"}).status == 400
     assert api.post("/api/admin/invoices/nope/send", headers=h).status == 404

@@ -42,7 +42,7 @@ def test_roles_table_edit_is_super_admin_only_and_takes_effect(api, intern_users
     assert logs["total"] >= 4 and {lg["action_type"] for lg in logs["logs"]} >= {"role.update", "role.reset"}
 
 
-def test_super_admin_creates_reviewer_who_is_denied_users_and_log_shows_it(api, sa):
+def test_super_admin_creates_reviewer_who_is_denied_users_and_log_shows_it(api, sa, seed, intern_users):
     r = api.post("/api/admin/users", headers=sa.headers,
                  json={"email": "rev@example.com", "password": "Str0ngPass!", "name": "Rita Reviewer",
                        "role": "reviewer"})
@@ -56,9 +56,23 @@ def test_super_admin_creates_reviewer_who_is_denied_users_and_log_shows_it(api, 
     token = r.json()["token"]
     rh = {"Authorization": f"Bearer {token}"}
     assert api.get("/api/admin/users", headers=rh).status == 403
-    assert api.get("/api/admin/submissions/milestones", headers=rh).status == 200
-    logs = api.get("/api/admin/activity-logs", headers=sa.headers, query={"admin_id": sa.id}).json()
-    assert any(lg["action_type"] == "user.create" and lg["entity_id"] == rid for lg in logs["logs"])
+    # the reviewer reviews a submitted milestone
+    st = intern_users.student(name="Stu Dent")
+    e = seed.enrollment(st, seed.domain(), status="active")
+    m = seed.milestone(e, 1, status="submitted")
+    queue = api.get("/api/admin/submissions/milestones", headers=rh).json()
+    assert [x["id"] for x in queue["milestones"]] == [m["id"]]
+    r = api.post(f"/api/admin/milestones/{m['id']}/review", headers=rh, json={"remarks": "Well done"})
+    assert r.status == 200, r.text
+    assert api.get("/api/admin/submissions/milestones", headers=rh).json()["total"] == 0
+    # the activity log shows both: the creation by the super_admin and the review by the reviewer
+    logs = api.get("/api/admin/activity-logs", headers=sa.headers).json()["logs"]
+    assert any(lg["action_type"] == "user.create" and lg["entity_id"] == rid and lg["admin_id"] == sa.id
+               for lg in logs)
+    assert any(lg["entity_type"] == "milestone" and lg["entity_id"] == m["id"] and lg["admin_id"] == rid
+               for lg in logs)
+    assert api.get("/api/admin/activity-logs", headers=sa.headers, query={"admin_id": rid}).json()["total"] == 1
+    assert api.get("/api/admin/activity-logs", headers=rh).status == 403
 
 
 def test_users_list_search_role_change_and_delete_guards(api, intern_users, sa):
@@ -131,7 +145,9 @@ def test_leads_filters_patch_delete_and_convert(api, seed, sa, internships_app):
 
     from internships.settings import settings
 
-    email = Table(settings().table_name).get(f"EMAIL#{body['emailId']}", "EMAIL")
+    from internships.mail import repository as mail_repo
+
+    email = mail_repo.get_email(body['emailId'])
     assert email["template"] == "password_reset" and email["to"] == "meena@example.com"
     assert email["data"]["resetUrl"] == body["setPasswordLink"]
     assert api.delete(f"/api/admin/leads/{lead_id}", headers=admin).status == 200

@@ -9,8 +9,6 @@ Items (single table):
 """
 from __future__ import annotations
 
-from typing import Any
-
 from lambdakit.ddb import Table
 
 from ..admin_common import repository as listing

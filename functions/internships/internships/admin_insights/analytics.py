@@ -20,8 +20,8 @@ LEAD_STATUSES = ("new", "contacted", "qualified", "converted", "lost")
 MILESTONE_STATUSES = ("pending", "submitted", "reviewed", "rejected")
 
 
-def _revenue(c: dict) -> float:
-    return round(_n(c, "revenue_paise") / 100, 2)
+def _revenue(c: dict, name: str = "payments") -> float:
+    return round(float(_n(c, name, "amount")), 2)
 
 
 def _n(items: dict, name: str, attr: str = "count") -> float:
@@ -35,8 +35,8 @@ def _ratio(a: float, b: float) -> float:
 
 def platform() -> dict[str, Any]:
     names = ["users", *[f"users#role#{r}" for r in ROLES], "enrollments",
-             *[f"enrollments#status#{s}" for s in ENROLLMENT_STATUSES], "revenue_paise", "certificates",
-             "certificates#revoked", "invoices", "domains", *[f"milestones#status#{s}" for s in MILESTONE_STATUSES]]
+             *[f"enrollments#status#{s}" for s in ENROLLMENT_STATUSES], "payments", "certificates",
+             "certificates#revoked", "invoices", "domains", *[f"milestones#{s}" for s in MILESTONE_STATUSES]]
     c = repo.counters(names)
     leads = repo.counter_item("COUNTER#LEADS", "TOTAL")
     visits = repo.counter_item("COUNTER#VISITS", "TOTAL")
@@ -49,7 +49,7 @@ def platform() -> dict[str, Any]:
         "certificates": {"issued": _n(c, "certificates"), "revoked": _n(c, "certificates#revoked")},
         "invoices": {"issued": _n(c, "invoices")},
         "domains": {"total": _n(c, "domains")},
-        "milestones": {s: _n(c, f"milestones#status#{s}") for s in MILESTONE_STATUSES},
+        "milestones": {s: _n(c, f"milestones#{s}") for s in MILESTONE_STATUSES},
         "leads": {"total": int(leads.get("all", 0)),
                   "byStatus": {s: int(leads.get(f"status:{s}", 0)) for s in LEAD_STATUSES}},
         "visitors": {"total": int(visits.get("visitors", 0)), "today": int(today.get("visitors", 0))},
@@ -63,17 +63,17 @@ def domains() -> dict[str, Any]:
     names = []
     for d in doms:
         names += [f"enrollments#domain#{d['id']}#status#{s}" for s in ("active", "completed")]
-        names.append(f"revenue_paise#domain#{d['id']}")
+        names += [f"enrollments#domain#{d['id']}", f"payments#domain#{d['id']}"]
     c = repo.counters(names) if names else {}
     for d in doms:
         did = d["id"]
-        total = int(d.get("enrollment_count") or 0)
+        total = _n(c, f"enrollments#domain#{did}") or int(d.get("enrollment_count") or 0)
         completed = _n(c, f"enrollments#domain#{did}#status#completed")
         rows.append({"domainId": did, "name": d.get("name"), "slug": d.get("slug"),
                      "isActive": bool(d.get("is_active")), "enrollments": total,
                      "active": _n(c, f"enrollments#domain#{did}#status#active"), "completed": completed,
                      "completionRate": _ratio(completed, total),
-                     "revenue": round(_n(c, f"revenue_paise#domain#{did}") / 100, 2)})
+                     "revenue": _revenue(c, f"payments#domain#{did}")})
     rows.sort(key=lambda r: (-r["enrollments"], r["name"] or ""))
     return {"domains": rows}
 
@@ -97,11 +97,11 @@ def cached(kind: str) -> tuple[dict, int, bool]:
 
 def engagement() -> dict[str, Any]:
     c = repo.counters(["users#role#student", "enrollments", "enrollments#status#active",
-                       "enrollments#status#completed", "enrollments#status#cancelled", "revenue_paise",
-                       *[f"milestones#status#{s}" for s in ("submitted", "reviewed", "rejected")]])
+                       "enrollments#status#completed", "enrollments#status#cancelled", "payments",
+                       *[f"milestones#{s}" for s in ("submitted", "reviewed", "rejected")]])
     total = _n(c, "enrollments") - _n(c, "enrollments#status#cancelled")
     completed = _n(c, "enrollments#status#completed")
-    submissions = sum(_n(c, f"milestones#status#{s}") for s in ("submitted", "reviewed", "rejected"))
+    submissions = sum(_n(c, f"milestones#{s}") for s in ("submitted", "reviewed", "rejected"))
     avg_days, sample = average_completion_days()
     return {"tiles": [
         {"key": "totalStudents", "label": "Total students", "value": _n(c, "users#role#student")},

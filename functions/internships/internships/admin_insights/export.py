@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from lambdakit import clock, ids
 from lambdakit.csvsafe import neutralise

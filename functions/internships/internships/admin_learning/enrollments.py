@@ -1,8 +1,6 @@
 """Admin enrollments: list with search/filters, detail, update, repair-milestones."""
 from __future__ import annotations
 
-import datetime as _dt
-
 from lambdakit import clock
 from lambdakit.errors import BadRequest, Conflict, NotFound, ValidationFailed
 
@@ -59,10 +57,15 @@ def update(admin_id: str, eid: str, changes: dict) -> dict:
             raise BadRequest("Use POST /api/admin/enrollments/{id}/approve to complete an enrollment")
         if (e["status"], status) not in TRANSITIONS:
             raise Conflict(f"Cannot change status from {e['status']} to {status}")
-        stamp = {"active": "activated_at", "cancelled": "cancelled_at"}[status]
-        repo.change_enrollment_status(e, status, {**sets, stamp: now, "updated_by": admin_id}, now)
-        if remove:
-            repo.set_enrollment({**e, "status": status}, {"updated_at": now}, remove)
+        if status == "active":
+            # same path as a confirmed payment: milestones, invoice, confirmation email (idempotent)
+            from ..enrollments import service as enrollment_service
+
+            enrollment_service.activate(e, payment_id=None, source="admin")
+        else:
+            repo.cancel_enrollment(e, now)
+        if sets or remove:
+            repo.set_enrollment({**e, "status": status}, {**sets, "updated_at": now, "updated_by": admin_id}, remove)
     elif sets or remove:
         repo.set_enrollment(e, {**sets, "updated_at": now, "updated_by": admin_id}, remove)
     after = _get(eid)
@@ -85,20 +88,13 @@ def repair_milestones(admin_id: str, eid: str) -> dict:
     plan = domain.get("milestones") or []
     if not plan:
         raise BadRequest("The domain has no milestone plan")
-    existing = {m.get("order") or int(str(m.get("id", "-0")).rsplit("-", 1)[-1]) for m in repo.milestones_of(eid)}
+    from ..learning import plan as milestone_plan
+
+    existing = {int(m.get("order") or 0) for m in repo.milestones_of(eid)}
     now = clock.now_iso()
-    start = clock.parse_iso(e.get("activated_at") or e.get("created_at") or now)
-    months = int(e.get("duration") or 1)
-    missing = []
-    for i, step in enumerate(plan, start=1):
-        if i in existing:
-            continue
-        due = start + _dt.timedelta(days=round(30 * months * i / len(plan)))
-        missing.append({"id": f"{eid}-{i:02d}", "enrollment_id": eid, "user_id": e["user_id"],
-                        "domain_id": e["domain_id"], "order": i, "title": step.get("title") or f"Milestone {i}",
-                        "description": step.get("description", ""), "status": "pending",
-                        "due_date": clock.iso(due), "created_at": now, "updated_at": now, "repaired": True})
-    created = repo.create_missing_milestones(e, missing, now) if missing else 0
+    built = milestone_plan.build(e, plan, e.get("activated_at") or e.get("created_at") or now)
+    missing = [{**m, "repaired_at": now} for m in built if m["order"] not in existing]
+    created = repo.create_missing_milestones(missing) if missing else 0
     total = len(existing | {m["order"] for m in missing})
     if total != int(e.get("milestone_count") or 0):
         repo.set_milestone_count(eid, total, now)

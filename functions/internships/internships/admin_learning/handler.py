@@ -87,14 +87,14 @@ def list_milestone_submissions():
              summary="Approve a final-project submission", description="id is the enrollment id; body {remarks?}.")
 def approve_submission(id: str):
     body = parse_model(SubmissionDecision, json_object(router, required=False))
-    return ok({"success": True, **submissions.decide(_me(), id, True, body.remarks)})
+    return ok({"success": True, **submissions.decide(principal(router), id, True, body.remarks)})
 
 
 @router.post("/api/admin/submissions/<id>/reject", middlewares=[require_permission("review_milestones")],
              summary="Reject a final-project submission", description="Body {remarks} (required).")
 def reject_submission(id: str):
     body = parse_model(SubmissionDecision, json_object(router, required=False))
-    return ok({"success": True, **submissions.decide(_me(), id, False, body.remarks)})
+    return ok({"success": True, **submissions.decide(principal(router), id, False, body.remarks)})
 
 
 # ---------------------------------------------------------------- resources (manage_resources)

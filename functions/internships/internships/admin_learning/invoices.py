@@ -27,12 +27,9 @@ def list_invoices(*, search, user_id, bounds, offset, limit, cursor):
 def _pdf_key(inv: dict) -> str:
     if inv.get("pdf_key"):
         return inv["pdf_key"]
-    try:  # the documents package renders and stores the PDF (JOURNEY)
-        from ..documents import service as documents  # type: ignore[attr-defined]
+    from ..documents import service as documents
 
-        return documents.ensure_invoice_pdf(inv)
-    except (ImportError, AttributeError):
-        raise Conflict("The invoice PDF is not available yet") from None
+    return documents.store_invoice_pdf(inv["id"])  # renders with the documents package and stores it
 
 
 def send(admin_id: str, iid: str, to: str | None = None) -> dict:

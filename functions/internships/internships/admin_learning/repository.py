@@ -146,36 +146,28 @@ def set_enrollment(e: dict, sets: dict, remove: list[str] | None = None) -> dict
         raise Conflict("The enrollment was changed by someone else; reload and retry") from None
 
 
-def change_enrollment_status(e: dict, new: str, sets: dict, now: str) -> None:
-    """Status, status index, status counters and (on cancel) the open-enrollment guard, atomically."""
-    old = e["status"]
-    ops: list[dict] = [
-        {"update": (f"ENROLL#{e['id']}", "ENROLL"), "set": {**sets, "status": new, "gsi3pk": f"ENROLLS#{new}",
-                                                           "updated_at": now},
-         "condition": "#st = :old", "names": {"#st": "status"}, "values": {":old": old}},
-        {"update": ("COUNTERS", f"enrollments#status#{old}"), "add": {"count": -1}},
-        {"update": ("COUNTERS", f"enrollments#status#{new}"), "add": {"count": 1}},
-    ]
-    if new == "cancelled" and old in ("pending", "active"):
-        ops.append({"delete": (f"USER#{e['user_id']}", f"OPEN#{e['domain_id']}")})
-        ops.append({"update": (f"USER#{e['user_id']}", "PROFILE"), "add": {"open_enrollments": -1},
-                    "condition": "attribute_exists(pk)"})
+def cancel_enrollment(e: dict, now: str) -> None:
+    """The accounts/enrollments slice's cancel transaction (status, index, counters, open guard,
+    coupon use given back when unpaid)."""
+    from ..enrollments import repository as enrollments
+
     try:
-        table().transact(ops)
+        enrollments.cancel(e, release_coupon=e["status"] == "pending" and e.get("payment_status") != "paid",
+                           now=now)
     except ConditionFailed:
         raise Conflict("The enrollment was changed by someone else; reload and retry") from None
 
 
-def create_missing_milestones(e: dict, milestones: list[dict], now: str) -> int:
-    """Put each milestone only if absent (never overwrites one that exists); bump counters."""
+def create_missing_milestones(items: list[dict]) -> int:
+    """Put each milestone item (keys included) only if absent — never overwrites one that exists —
+    with its status counter in the same transaction."""
+    from .. import counters
+
     created = 0
-    for m in milestones:
-        item = {"pk": f"ENROLL#{e['id']}", "sk": f"MS#{m['order']:02d}",
-                "gsi1pk": f"MILESTONES#{m['status']}", "gsi1sk": f"{now}#{m['id']}",
-                "gsi2pk": f"USER#{e['user_id']}#MILESTONES", "gsi2sk": f"{e['id']}#{m['order']:02d}", **m}
+    for item in items:
         try:
             table().transact([{"put": item, "condition": "attribute_not_exists(pk)"},
-                              {"update": ("COUNTERS", f"milestones#status#{m['status']}"), "add": {"count": 1}}])
+                              *counters.milestone_status_ops(None, item["status"])])
             created += 1
         except ConditionFailed:
             continue
@@ -267,10 +259,10 @@ def presign(method: str, key: str, expires: int, content_type: str | None = None
 def set_submission(eid: str, status: str, remarks: str, admin_id: str, now: str) -> None:
     try:
         table().update(f"ENROLL#{eid}", "ENROLL",
-                       set={"submission_status": status, "submission_remarks": remarks,
+                       set={"project_status": status, "submission_remarks": remarks,
                             "submission_reviewed_by": admin_id, "submission_reviewed_at": now, "updated_at": now},
-                       condition="attribute_exists(submitted_at) AND (attribute_not_exists(submission_status) "
-                                 "OR submission_status = :s)", values={":s": "submitted"}, must_exist=True)
+                       condition="attribute_exists(submitted_at) AND (attribute_not_exists(project_status) "
+                                 "OR project_status = :s)", values={":s": "submitted"}, must_exist=True)
     except ConditionFailed:
         raise Conflict("The submission was already decided") from None
 

@@ -1,8 +1,6 @@
 """DynamoDB access for the ADMIN people routes (roles table overrides, users, leads)."""
 from __future__ import annotations
 
-from typing import Any
-
 from lambdakit import clock
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict

@@ -1,0 +1,119 @@
+"""Attempt routes: start, read, list, answers (batch and single), submit (both routes), manual grades."""
+from __future__ import annotations
+
+import json
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.errors import ValidationFailed
+from lambdakit.http import header, json_object, parse_model, query, safe_json_loads
+from lambdakit.pagination import page_meta, page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require
+from . import service
+from .models import BatchAnswer, GradesIn, SingleAnswer, StartIn, SubmitIn
+
+router = APIGatewayHttpRouter()
+
+
+def attempt_token() -> str | None:
+    return query(router, "attempt_token") or header(router, "x-attempt-token")
+
+
+@router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code + guest_name)",
+             middlewares=[optional_auth])
+def start_attempt():
+    body = parse_model(StartIn, json_object(router))
+    return ok(service.start(principal(router), body.model_dump()), "Attempt started", 201)
+
+
+@router.get("/api/attempts", summary="List attempts (student_id, or test_id for admins)", middlewares=[optional_auth])
+def list_attempts():
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    items, total, nxt = service.list_attempts(
+        principal(router), student_id=query(router, "student_id"), test_id=query(router, "test_id"),
+        attempt_id=query(router, "attempt_id"), token=attempt_token(), page=req.page, limit=req.limit,
+        cursor=query(router, "cursor"))
+    return paginated(items, page_meta(req, total), next_cursor=nxt)
+
+
+@router.get("/api/attempts/<attemptId>", summary="An attempt with its questions (no answer keys), deadline and saved answers",
+            middlewares=[optional_auth])
+def get_attempt(attemptId: str):
+    return ok(service.get_attempt(principal(router), attemptId, attempt_token()))
+
+
+@router.post("/api/attempt-answers", summary="Save a batch of answers (idempotent upsert)", middlewares=[optional_auth],
+             description="Body: an array of {attempt_id, question_id, selected_option, marked_for_review} "
+                         "(one attempt per batch, at most 99 entries).")
+def save_batch():
+    ev = router.current_event
+    raw = ev.body
+    if ev.is_base64_encoded and raw:
+        import base64
+
+        raw = base64.b64decode(raw)
+    data = safe_json_loads(raw)
+    if isinstance(data, dict) and isinstance(data.get("answers"), list):
+        data = data["answers"]
+    if not isinstance(data, list):
+        raise ValidationFailed("Body must be an array of answers", fields={"body": "Must be an array"})
+    entries = [parse_model(BatchAnswer, d) for d in data]
+    if not entries:
+        raise ValidationFailed("At least one answer is required", fields={"body": "Empty batch"})
+    attempt_ids = {e.attempt_id for e in entries}
+    if len(attempt_ids) != 1:
+        raise ValidationFailed("All answers of a batch must belong to one attempt", fields={"attempt_id": "Mixed"})
+    payload = []
+    for e in entries:
+        d = {"question_id": e.question_id, "marked_for_review": e.marked_for_review, "time_spent": e.time_spent}
+        if "selected_option" in e.model_fields_set:
+            d["answer"] = e.selected_option
+        payload.append(d)
+    return ok(service.save_answers(principal(router), attempt_ids.pop(), attempt_token(), payload), "Answers saved")
+
+
+@router.get("/api/attempt-answers/<attemptId>", summary="Saved answers of an attempt", middlewares=[optional_auth])
+def get_answers(attemptId: str):
+    return ok(service.get_answers(principal(router), attemptId, attempt_token()))
+
+
+@router.post("/api/attempts/<attemptId>/answers", summary="Save one answer (idempotent upsert)",
+             middlewares=[optional_auth])
+def save_one(attemptId: str):
+    body = parse_model(SingleAnswer, json_object(router))
+    d = {"question_id": body.question_id, "marked_for_review": body.marked_for_review, "time_spent": body.time_spent}
+    if "student_answer" in body.model_fields_set:
+        d["answer"] = body.student_answer
+    return ok(service.save_answers(principal(router), attemptId, attempt_token(), [d]), "Answer saved")
+
+
+@router.post("/api/rpc/submit-attempt", summary="Submit and grade an attempt (first call only)",
+             middlewares=[optional_auth])
+def submit_rpc():
+    body = parse_model(SubmitIn, json_object(router))
+    return ok(service.submit(principal(router), body.attempt_id, attempt_token(), client_time_taken=body.time_taken),
+              "Attempt submitted")
+
+
+@router.post("/api/attempts/<attemptId>/submit", summary="Submit and grade an attempt (first call only)",
+             middlewares=[optional_auth])
+def submit(attemptId: str):
+    data = json_object(router, required=False)
+    return ok(service.submit(principal(router), attemptId, attempt_token(), client_time_taken=data.get("time_taken")),
+              "Attempt submitted")
+
+
+@router.put("/api/attempts/<attemptId>/grades", summary="Grade subjective/coding answers (client admin)",
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+            description="Body {grades: [{question_id, marks}]}; updates the score. Added route.")
+def grades(attemptId: str):
+    body = parse_model(GradesIn, json_object(router))
+    return ok(service.set_grades(principal(router), attemptId, [g.model_dump() for g in body.grades]),
+              "Grades saved")
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)
+_ = json

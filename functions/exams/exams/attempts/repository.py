@@ -1,0 +1,203 @@
+"""Attempt items (one partition per attempt, so one query reads an attempt and all its answers).
+
+``ATTEMPT#<id> / A#META`` — the attempt: status, owner, token hash, server start/deadline, stored
+question/option order and section windows, results after grading. Indexes:
+  gsi1 ``STUDENT#<student>`` / ``<started_at>#<id>`` (a student's attempts),
+  gsi2 ``TESTATT#<test>`` / ``<started_at>#<id>`` (a test's attempts),
+  gsi3 while in progress ``OPEN#<shard>`` / ``<deadline>#<id>`` (the sweep, sparse); once
+  submitted ``TOP#<client>`` / ``<percentage padded>#<id>`` (top performers).
+``ATTEMPT#<id> / A#ANS#<question>`` — one saved answer (idempotent upsert).
+``TEST#<test> / CAND#<candidate>`` — attempts a candidate has started (attempt limit).
+``TATT#<test> / COUNT`` and ``SATT#<student> / COUNT`` — list totals, same transaction as the start.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+from lambdakit import aws
+from lambdakit.errors import ConditionFailed
+
+from ..settings import settings
+from ..store import page_query, strip_keys, table
+
+META = "A#META"
+
+
+def ans_sk(qid: str) -> str:
+    return f"A#ANS#{qid}"
+
+
+def top_sk(percentage: float, attempt_id: str) -> str:
+    return f"{int(round(percentage * 1000)):08d}#{attempt_id}"
+
+
+# ------------------------------------------------------------------ reads
+def get(attempt_id: str, *, consistent: bool = True) -> dict | None:
+    return strip_keys(table().get(f"ATTEMPT#{attempt_id}", META, consistent=consistent))
+
+
+def get_with_answers(attempt_id: str) -> tuple[dict | None, dict[str, dict]]:
+    """The attempt and every saved answer in one query (usually one round trip)."""
+    items = table().query_all(f"ATTEMPT#{attempt_id}", sk_prefix="A#", consistent=True)
+    meta, answers = None, {}
+    for it in items:
+        if it["sk"] == META:
+            meta = strip_keys(it)
+        else:
+            answers[it["question_id"]] = strip_keys(it)
+    return meta, answers
+
+
+def test_key_and_meta(test_id: str) -> tuple[dict | None, dict | None]:
+    """Answer key and test settings in one query (``KEY`` and ``META`` sort next to each other)."""
+    items, _ = table().query(f"TEST#{test_id}", sk_between=("KEY", "META"))
+    by = {i["sk"]: i for i in items}
+    return by.get("KEY"), strip_keys(by.get("META"))
+
+
+def candidate(test_id: str, candidate_id: str) -> dict | None:
+    return table().get(f"TEST#{test_id}", f"CAND#{candidate_id}", consistent=True)
+
+
+def page_for_student(student_id: str, *, page: int, limit: int, cursor: str | None):
+    items, nxt = page_query(f"STUDENT#{student_id}", index="gsi1", page=page, limit=limit, cursor=cursor)
+    return [strip_keys(i) for i in items], nxt
+
+
+def page_for_test(test_id: str, *, page: int, limit: int, cursor: str | None):
+    items, nxt = page_query(f"TESTATT#{test_id}", index="gsi2", page=page, limit=limit, cursor=cursor)
+    return [strip_keys(i) for i in items], nxt
+
+
+def all_for_student(student_id: str, limit: int = 500) -> list[dict]:
+    items, _ = table().query(f"STUDENT#{student_id}", index="gsi1", limit=limit, forward=False)
+    return [strip_keys(i) for i in items]
+
+
+def count(kind: str, owner_id: str) -> dict:
+    return table().get(f"{kind}#{owner_id}", "COUNT") or {}
+
+
+def top_for_client(client_id: str, limit: int) -> list[dict]:
+    items, _ = table().query(f"TOP#{client_id}", index="gsi3", limit=limit, forward=False)
+    return [strip_keys(i) for i in items]
+
+
+def due(shard: int, cutoff_iso: str, limit: int) -> list[dict]:
+    items, _ = table().query(f"OPEN#{shard}", index="gsi3", sk_lte=f"{cutoff_iso}~", limit=limit)
+    return items
+
+
+# ------------------------------------------------------------------ writes
+def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: bool, allowed: int,
+          max_candidates: int | None, shard: int) -> None:
+    """Create the attempt with every start rule as a condition, in one transaction:
+    the test is still published, the candidate's attempt count and the package's candidate
+    capacity hold. ``ConditionFailed.reasons`` tells which op failed."""
+    a = attempt
+    item = {**a, "pk": f"ATTEMPT#{a['id']}", "sk": META,
+            "gsi2pk": f"TESTATT#{a['test_id']}", "gsi2sk": f"{a['started_at']}#{a['id']}",
+            "gsi3pk": f"OPEN#{shard}", "gsi3sk": f"{a['deadline']}#{a['id']}"}
+    if a.get("student_id"):
+        item["gsi1pk"], item["gsi1sk"] = f"STUDENT#{a['student_id']}", f"{a['started_at']}#{a['id']}"
+    cand_values: dict[str, Any] = {}
+    if new_candidate:
+        cand_cond = "attribute_not_exists(pk)"
+    else:
+        cand_cond = "#n = :seen"
+        cand_values[":seen"] = cand_count
+    test_cond = "#st = :pub AND attribute_not_exists(deleted_at)"
+    test_values: dict[str, Any] = {":pub": "published"}
+    if new_candidate and max_candidates:
+        test_cond += " AND (attribute_not_exists(candidate_count) OR candidate_count < :maxc)"
+        test_values[":maxc"] = max_candidates
+    ops: list[dict] = [
+        {"put": item, "condition": "attribute_not_exists(pk)"},
+        {"update": (f"TEST#{a['test_id']}", f"CAND#{a['candidate_id']}"), "add": {"n": 1},
+         "set": {"last_attempt_id": a["id"]}, "condition": cand_cond, "names": {"#n": "n"} if not new_candidate else None,
+         "values": cand_values or None},
+    ]
+    if new_candidate and max_candidates:
+        ops.append({"update": (f"TEST#{a['test_id']}", "META"), "add": {"candidate_count": 1},
+                    "condition": test_cond, "names": {"#st": "status"}, "values": test_values})
+    else:
+        ops.append({"check": (f"TEST#{a['test_id']}", "META"), "condition": test_cond, "names": {"#st": "status"},
+                    "values": test_values})
+    ops = [{k: v for k, v in op.items() if v is not None} for op in ops]
+    for i in range(6):
+        try:
+            table().transact(ops)
+            break
+        except ConditionFailed as exc:
+            if "TransactionConflict" in exc.reasons and i < 5:
+                time.sleep(random.uniform(0.01, 0.05) * (i + 1))
+                continue
+            raise
+    # hot counters outside the transaction (plain atomic ADDs never conflict)
+    t = table()
+    t.increment(f"TATT#{a['test_id']}", "COUNT", {"started": 1})
+    if a.get("student_id"):
+        t.increment(f"SATT#{a['student_id']}", "COUNT", {"started": 1})
+    day = a["started_at"][:10]
+    t.increment(f"ACT#{day}", "GLOBAL", {"started": 1})
+    t.increment(f"ACT#{day}", f"CLIENT#{a['client_id']}", {"started": 1})
+
+
+def bump_activity(day: str, client_id: str, **adds: int) -> None:
+    t = table()
+    t.increment(f"ACT#{day}", "GLOBAL", adds)
+    t.increment(f"ACT#{day}", f"CLIENT#{client_id}", adds)
+
+
+def save_answers(attempt_id: str, answers: list[dict], *, now_iso: str, cutoff_ts: float) -> None:
+    """Upsert answers atomically, only while the attempt is in progress and inside its
+    deadline + grace (one TransactWriteItems: a condition check plus one update per answer)."""
+    ops: list[dict] = [{"check": (f"ATTEMPT#{attempt_id}", META),
+                        "condition": "#st = :ip AND deadline_ts >= :cut",
+                        "names": {"#st": "status"}, "values": {":ip": "in_progress", ":cut": cutoff_ts}}]
+    for a in answers:
+        fields = {k: v for k, v in a.items() if k != "question_id"}
+        fields.update(question_id=a["question_id"], saved_at=now_iso, attempt_id=attempt_id)
+        ops.append({"update": (f"ATTEMPT#{attempt_id}", ans_sk(a["question_id"])), "set": fields,
+                    "add": {"saves": 1}})
+    table().transact(ops)
+
+
+def advance_section(attempt_id: str, index: int) -> None:
+    try:
+        table().update(f"ATTEMPT#{attempt_id}", META, set={"furthest_section": index},
+                       condition="attribute_not_exists(furthest_section) OR furthest_section < :i",
+                       values={":i": index})
+    except ConditionFailed:
+        pass
+
+
+def mark_submitted(attempt_id: str, fields: dict, *, client_id: str, percentage: float) -> dict:
+    """in_progress → submitted exactly once (``ConditionFailed`` for every later caller)."""
+    return table().update(
+        f"ATTEMPT#{attempt_id}", META,
+        set={**fields, "gsi3pk": f"TOP#{client_id}", "gsi3sk": top_sk(percentage, attempt_id)},
+        condition="#st = :ip", names={"#st": "status"}, values={":ip": "in_progress"}, must_exist=True)
+
+
+def regrade(attempt_id: str, fields: dict, *, expected_version: int, client_id: str, percentage: float) -> dict:
+    return table().update(
+        f"ATTEMPT#{attempt_id}", META,
+        set={**fields, "grade_version": expected_version + 1, "gsi3sk": top_sk(percentage, attempt_id)},
+        condition="#st = :s AND (attribute_not_exists(grade_version) OR grade_version = :v)",
+        names={"#st": "status"}, values={":s": "submitted", ":v": expected_version}, must_exist=True)
+
+
+def add_risk(attempt_id: str, ops: list[dict]) -> None:
+    table().transact(ops)
+
+
+# ------------------------------------------------------------------ queue
+def enqueue_analytics(message: dict) -> None:
+    url = settings().analytics_queue_url
+    if not url:
+        return
+    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps(message, separators=(",", ":")))

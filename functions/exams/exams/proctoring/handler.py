@@ -1,0 +1,39 @@
+"""POST/GET /api/proctoring/events."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import header, json_object, parse_model, query
+from lambdakit.pagination import page_meta, page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import optional_auth, principal
+from . import service
+from .models import EventIn
+
+router = APIGatewayHttpRouter()
+
+
+def _token() -> str | None:
+    return query(router, "attempt_token") or header(router, "x-attempt-token")
+
+
+@router.post("/api/proctoring/events", summary="Record a proctoring event", middlewares=[optional_auth],
+             description="201 for a recorded event, 200 with duplicate=true when the same type was recorded in the "
+                         "last 30 s. Guests authenticate with attempt_token.")
+def post_event():
+    body = parse_model(EventIn, json_object(router))
+    data, created = service.record_event(principal(router), _token(), body.model_dump())
+    return ok(data, "Event recorded" if created else "Duplicate event ignored", 201 if created else 200)
+
+
+@router.get("/api/proctoring/events", summary="Proctoring events of an attempt (paginated)", middlewares=[optional_auth])
+def list_events():
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    items, total, nxt = service.list_events(principal(router), _token(), query(router, "attempt_id"), page=req.page,
+                                            limit=req.limit, cursor=query(router, "cursor"))
+    return paginated(items, page_meta(req, total), next_cursor=nxt)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

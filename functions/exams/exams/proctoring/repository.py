@@ -1,0 +1,89 @@
+"""Proctoring items (in the attempt's partition, outside the ``A#`` prefix the submit query reads).
+
+``ATTEMPT#<id> / P#DEDUP#<event_type>`` — last accepted event of a type (30 s de-duplication
+by conditional write); ``ATTEMPT#<id> / P#EV#<created_at>#<event_id>`` — one recorded event.
+The attempt's ``risk_score`` and ``event_count`` are ADDed in the same transaction.
+Evidence objects: ``s3://<evidence bucket>/evidence/<client>/<attempt>/<event>.<ext>`` (SSE-S3).
+"""
+from __future__ import annotations
+
+import time
+
+from lambdakit import aws
+from lambdakit.errors import ConditionFailed
+
+from ..settings import settings
+from ..store import page_query, strip_keys, table
+
+
+class Duplicate(Exception):
+    pass
+
+
+def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> None:
+    """Dedup marker + event + risk accumulation in one transaction. ``Duplicate`` when an event of
+    the same type was accepted within the window; transaction conflicts are retried."""
+    ops = [
+        {"put": {"pk": f"ATTEMPT#{attempt_id}", "sk": f"P#DEDUP#{event['event_type']}", "last_ts": event["ts"],
+                 "event_id": event["id"]},
+         "condition": "attribute_not_exists(pk) OR last_ts <= :cut", "values": {":cut": dedup_cutoff}},
+        {"put": {**event, "pk": f"ATTEMPT#{attempt_id}", "sk": f"P#EV#{event['created_at']}#{event['id']}"}},
+        {"update": (f"ATTEMPT#{attempt_id}", "A#META"), "add": {"risk_score": score, "event_count": 1},
+         "condition": "attribute_exists(pk)"},
+    ]
+    for attempt in range(6):
+        try:
+            table().transact(ops)
+            return
+        except ConditionFailed as exc:
+            if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+                raise Duplicate() from None
+            if "TransactionConflict" in exc.reasons and attempt < 5:
+                time.sleep(0.02 * (attempt + 1))
+                continue
+            raise
+
+
+def dedup_marker(attempt_id: str, event_type: str) -> dict | None:
+    return table().get(f"ATTEMPT#{attempt_id}", f"P#DEDUP#{event_type}", consistent=True)
+
+
+def page(attempt_id: str, *, page: int, limit: int, cursor: str | None):
+    items, nxt = page_query(f"ATTEMPT#{attempt_id}", sk_prefix="P#EV#", page=page, limit=limit, cursor=cursor,
+                            forward=False)
+    return [strip_keys(i) for i in items], nxt
+
+
+def put_evidence(key: str, data: bytes, content_type: str) -> None:
+    aws.client("s3").put_object(Bucket=settings().evidence_bucket, Key=key, Body=data, ContentType=content_type,
+                                ServerSideEncryption="AES256")
+
+
+def delete_evidence(key: str) -> None:
+    aws.client("s3").delete_object(Bucket=settings().evidence_bucket, Key=key)
+
+
+_presigner: dict[str, object] = {}
+
+
+def _s3_sigv4():
+    """An S3 client that signs with SigV4, so presigned URLs carry X-Amz-Expires (lambdakit.aws
+    clients use the default signer, which may presign with SigV2)."""
+    import os
+
+    import boto3
+    from botocore.config import Config
+
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    c = _presigner.get(region)
+    if c is None:
+        c = boto3.session.Session().client("s3", region_name=region,
+                                           config=Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
+        _presigner[region] = c
+    return c
+
+
+def evidence_url(key: str) -> str:
+    return _s3_sigv4().generate_presigned_url(
+        "get_object", Params={"Bucket": settings().evidence_bucket, "Key": key},
+        ExpiresIn=settings().evidence_url_ttl_seconds)

@@ -1,0 +1,79 @@
+"""Question bank routes: GET/POST /api/questions, POST /api/questions/import, DELETE /api/questions."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.errors import ValidationFailed
+from lambdakit.http import header, json_object, parse_model, query, raw_body
+from lambdakit.pagination import page_meta, page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, principal, require
+from ..settings import settings
+from . import service
+from .models import QuestionIn
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/questions", summary="List the question bank", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+            description="Query client_id (required for super admins), folder_id, page, limit, cursor. "
+                        "Answer keys are included (admins only).")
+def list_questions():
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=50, max_limit=200)
+    items, total, nxt = service.list_questions(principal(router), query(router, "client_id"),
+                                               query(router, "folder_id"), page=req.page, limit=req.limit,
+                                               cursor=query(router, "cursor"))
+    return paginated(items, page_meta(req, total), next_cursor=nxt)
+
+
+@router.post("/api/questions", summary="Create a question", middlewares=[require(CLIENT_ADMIN)])
+def create_question():
+    body = parse_model(QuestionIn, json_object(router))
+    return ok(service.create(principal(router), body.model_dump()), "Question created", 201)
+
+
+@router.post("/api/questions/import", summary="Import questions from CSV (all-or-nothing)",
+             middlewares=[require(CLIENT_ADMIN)],
+             description="multipart/form-data with a `file` (CSV) and optional `folder_id`, `package_id`, "
+                         "`client_id`. Also accepts a raw text/csv body.")
+def import_questions():
+    s = settings()
+    ctype = header(router, "content-type") or ""
+    body = raw_body(router)
+    fields: dict[str, str] = {}
+    if ctype.lower().startswith("multipart/form-data"):
+        from lambdakit import multipart
+
+        form = multipart.parse(body, ctype, max_bytes=s.csv_max_bytes)
+        upload = form.files.get("file") or next(iter(form.files.values()), None)
+        if upload is None:
+            raise ValidationFailed("A CSV file is required", fields={"file": "Required"})
+        data, fields = upload.data, form.fields
+    elif ctype.lower().startswith(("text/csv", "application/csv", "text/plain")):
+        if len(body) > s.csv_max_bytes:
+            from lambdakit.errors import PayloadTooLarge
+
+            raise PayloadTooLarge(f"Upload exceeds {s.csv_max_bytes} bytes")
+        data = body
+    else:
+        raise ValidationFailed("Expected multipart/form-data with a CSV file", fields={"file": "Required"})
+    result = service.import_csv(principal(router), data,
+                                client_id=fields.get("client_id") or query(router, "client_id"),
+                                folder_id=fields.get("folder_id") or query(router, "folder_id"),
+                                package_id=fields.get("package_id") or query(router, "package_id"),
+                                max_rows=s.csv_max_rows)
+    return ok(result, f"Imported {result['imported']} questions", 201)
+
+
+@router.delete("/api/questions", summary="Roll back one CSV import batch", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+               description="Query import_batch_id (required): deletes exactly the questions of that batch.")
+def rollback_import():
+    batch = query(router, "import_batch_id")
+    if not batch:
+        raise ValidationFailed("import_batch_id is required", fields={"import_batch_id": "Required"})
+    return ok(service.rollback(principal(router), batch), "Import batch rolled back")
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

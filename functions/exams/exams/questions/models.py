@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class QuestionIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    question_text: str = Field(min_length=1, max_length=5000)
+    question_type: str
+    option_a: str | None = None
+    option_b: str | None = None
+    option_c: str | None = None
+    option_d: str | None = None
+    correct_answer: str | bool | None = None
+    correct_answers: list[str] | None = None
+    marks: float = 1
+    difficulty: str | None = "medium"
+    case_sensitive: bool = False
+    folder_id: str | None = Field(default=None, max_length=128)
+    client_id: str | None = None
+
+
+class Question(BaseModel):
+    id: str
+    client_id: str
+    folder_id: str | None = None
+    question_text: str
+    question_type: str
+    option_a: str | None = None
+    option_b: str | None = None
+    option_c: str | None = None
+    option_d: str | None = None
+    correct_answer: str | None = None
+    correct_answers: list[str] | None = None
+    marks: float
+    difficulty: str
+    case_sensitive: bool = False
+    import_batch_id: str | None = None
+    created_by: str | None = None
+    created_at: str
+
+
+class ImportResult(BaseModel):
+    import_batch_id: str
+    imported: int
+    total_rows: int
+    errors: list[Any] = []

@@ -1,0 +1,123 @@
+"""Question bank rules: create, list, CSV import (two validation passes, all-or-nothing), rollback."""
+from __future__ import annotations
+
+from typing import Any
+
+from lambdakit import clock, ids
+from lambdakit.errors import ApiError, NotFound, ValidationFailed
+
+from ..identity import Principal, ensure_object_tenant, tenant_scope
+from . import repository as repo
+from .rules import RuleError, normalise_question, parse_csv, validate_rows
+
+
+def _rule_error(exc: RuleError) -> ApiError:
+    if exc.code == "INVALID_QUESTION_TYPE":
+        return ApiError(exc.message, code="INVALID_QUESTION_TYPE", status=400,
+                        details=[{"field": exc.field, "message": exc.message}])
+    return ValidationFailed(exc.message, fields={exc.field: exc.message})
+
+
+def _owner_client(p: Principal, client_id: str | None) -> str:
+    cid = tenant_scope(p, client_id)
+    if not cid:
+        raise ValidationFailed("client_id is required", fields={"client_id": "Required"})
+    return cid
+
+
+def create(p: Principal, data: dict[str, Any]) -> dict:
+    cid = _owner_client(p, data.get("client_id"))
+    try:
+        q = normalise_question(data)
+    except RuleError as exc:
+        raise _rule_error(exc) from None
+    q.update(id=ids.new_id(), client_id=cid, folder_id=data.get("folder_id") or None, import_batch_id=None,
+             created_by=p.user_id, created_at=clock.now_iso())
+    repo.insert([q])
+    _bump(cid, questions=1)
+    _audit(p, "question.create", q["id"], cid, {"question_type": q["question_type"]})
+    return q
+
+
+def list_questions(p: Principal, client_id: str | None, folder_id: str | None, *, page: int, limit: int,
+                   cursor: str | None) -> tuple[list[dict], int, str | None]:
+    cid = _owner_client(p, client_id)
+    items, nxt = repo.page(cid, folder_id, page=page, limit=limit, cursor=cursor)
+    return items, repo.count(cid, folder_id), nxt
+
+
+def get_question(p: Principal, question_id: str) -> dict:
+    q = repo.get(question_id)
+    if not q:
+        raise NotFound("Question not found", code="QUESTION_NOT_FOUND",
+                       details={"resource_type": "question", "resource_id": question_id})
+    ensure_object_tenant(p, q["client_id"])
+    return q
+
+
+def import_csv(p: Principal, data: bytes, *, client_id: str | None, folder_id: str | None,
+               package_id: str | None, max_rows: int) -> dict:
+    cid = _owner_client(p, client_id)
+    try:
+        _, rows = parse_csv(data)  # pass 1a: the file as a whole
+    except RuleError as exc:
+        raise ApiError(exc.message, code="CSV_IMPORT_VALIDATION_ERROR", status=400,
+                       details=[{"line": 1, "error": exc.message, "row_data": None}]) from None
+    if not rows:
+        raise ApiError("The CSV file has no question rows", code="CSV_IMPORT_VALIDATION_ERROR", status=400,
+                       details=[{"line": 1, "error": "No question rows", "row_data": None}])
+    if len(rows) > max_rows:
+        raise ApiError(f"At most {max_rows} rows per import", code="CSV_IMPORT_VALIDATION_ERROR", status=400,
+                       details=[{"line": rows[max_rows][0], "error": f"More than {max_rows} rows", "row_data": None}])
+    good, errors = validate_rows(rows)  # pass 1b (format) then pass 2 (business rules), per row
+    if errors:
+        raise ApiError(f"{len(errors)} row(s) failed validation; nothing was imported",
+                       code="CSV_IMPORT_VALIDATION_ERROR", status=400, details=errors)
+    # pass 2, file level: plan or package question limits
+    from ..billing.guards import check_question_capacity, entitlement_for
+
+    ent = entitlement_for(cid, package_id)
+    check_question_capacity(cid, ent, len(good))
+    batch_id = ids.new_id()
+    now = clock.now_iso()
+    for q in good:
+        q.update(id=ids.new_id(), client_id=cid, folder_id=q.get("folder_id") or folder_id or None,
+                 import_batch_id=batch_id, created_by=p.user_id, created_at=now)
+    repo.insert(good, manifest={"id": batch_id, "client_id": cid, "count": len(good), "state": "committed",
+                                "created_by": p.user_id, "created_at": now})
+    _bump(cid, questions=len(good))
+    _audit(p, "question.import", batch_id, cid, {"count": len(good)})
+    return {"import_batch_id": batch_id, "imported": len(good), "total_rows": len(rows), "errors": []}
+
+
+def rollback(p: Principal, batch_id: str) -> dict:
+    manifest = repo.batch_manifest(batch_id)
+    if not manifest:
+        raise NotFound("Import batch not found", details={"resource_type": "import_batch", "resource_id": batch_id})
+    ensure_object_tenant(p, manifest["client_id"])
+    from lambdakit.errors import ConditionFailed
+
+    try:
+        repo.begin_rollback(batch_id, clock.now_iso())
+    except ConditionFailed:
+        raise ApiError("This import batch was already rolled back", code="STATE_CONFLICT", status=409,
+                       details={"expected_state": "committed", "actual_state": manifest.get("state")}) from None
+    questions = repo.batch_questions(batch_id)
+    deleted = repo.delete_existing(questions)
+    repo.finish_rollback(batch_id, clock.now_iso(), deleted)
+    if deleted:
+        _bump(manifest["client_id"], questions=-deleted)
+    _audit(p, "question.import_rollback", batch_id, manifest["client_id"], {"deleted": deleted})
+    return {"import_batch_id": batch_id, "deleted": deleted}
+
+
+def _bump(client_id: str, **deltas: int) -> None:
+    from ..stats import counters
+
+    counters.bump(client_id, **deltas)
+
+
+def _audit(p: Principal, action: str, entity_id: str, client_id: str, metadata: dict) -> None:
+    from ..audit.writer import record
+
+    record(action, action.split(".")[0], entity_id, user_id=p.user_id, client_id=client_id, metadata=metadata)

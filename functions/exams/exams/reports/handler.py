@@ -1,0 +1,27 @@
+"""GET /api/attempts/{attemptId}/report: the attempt as a three-sheet XLSX."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import header, query
+
+from ..http import build_app, lambda_entry
+from ..identity import optional_auth, principal
+from . import service
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/attempts/<attemptId>/report", summary="Attempt report (XLSX: Summary, Detailed Questions, Analytics)",
+            middlewares=[optional_auth])
+def attempt_report(attemptId: str):
+    token = query(router, "attempt_token") or header(router, "x-attempt-token")
+    data, filename = service.report(principal(router), attemptId, token)
+    return Response(status_code=200, content_type=service.XLSX_MIME, body=data,
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
+                             "Cache-Control": "private, no-store"})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,69 @@
+"""Test routes: list / share-code lookup, CRUD, publish, clone."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.pagination import page_meta, page_request
+
+from ..http import build_app, lambda_entry, ok, paginated
+from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, optional_auth, principal, require
+from . import service
+from .models import CloneIn, TestCreate, TestFields
+
+router = APIGatewayHttpRouter()
+ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
+
+
+@router.get("/api/tests", summary="List tests, or look one up by share code (public)", middlewares=[optional_auth],
+            description="With `share_code` (no token needed) returns `data` = the test's public fields, or 404 "
+                        "INVALID_SHARE_CODE. Otherwise paginated tests of a tenant (client_id required for super "
+                        "admins; filters status, folder_id; page, limit, cursor).")
+def list_tests():
+    code = query(router, "share_code")
+    if code is not None:
+        return ok(service.by_share_code(code))
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    items, total, nxt = service.list_tests(principal(router), client_id=query(router, "client_id"),
+                                           status=query(router, "status"), folder_id=query(router, "folder_id"),
+                                           page=req.page, limit=req.limit, cursor=query(router, "cursor"))
+    return paginated(items, page_meta(req, total), next_cursor=nxt)
+
+
+@router.post("/api/tests", summary="Create a draft test (billing checks run)", middlewares=[require(CLIENT_ADMIN)])
+def create_test():
+    body = parse_model(TestCreate, json_object(router))
+    return ok(service.create(principal(router), body.model_dump()), "Test created", 201)
+
+
+@router.get("/api/tests/<testId>", summary="Get a test", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)])
+def get_test(testId: str):
+    return ok(service.get_for(principal(router), testId))
+
+
+@router.put("/api/tests/<testId>", summary="Update a test",
+            description="Drafts: any field. Published: only `status` (archived) and `result_status` (pending → "
+                        "published); anything else is TEST_READ_ONLY.", middlewares=[require(CLIENT_ADMIN)])
+def update_test(testId: str):
+    body = parse_model(TestFields, json_object(router))
+    return ok(service.update(principal(router), testId, body.model_dump(exclude_unset=True)), "Test updated")
+
+
+@router.post("/api/tests/<testId>/publish", summary="Publish a draft test", middlewares=[require(CLIENT_ADMIN)])
+def publish_test(testId: str):
+    return ok(service.publish(principal(router), testId), "Test published")
+
+
+@router.delete("/api/tests/<testId>", summary="Delete a draft or archived test", middlewares=[require(*ADMINS)])
+def delete_test(testId: str):
+    return ok(service.delete(principal(router), testId), "Test deleted")
+
+
+@router.post("/api/rpc/clone-test", summary="Clone a test into a new draft", middlewares=[require(CLIENT_ADMIN)])
+def clone_test():
+    body = parse_model(CloneIn, json_object(router))
+    return ok(service.clone(principal(router), body.test_id, body.test_name, body.package_id), "Test cloned", 201)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,152 @@
+"""Test items.
+
+``TEST#<id> / META`` — the test; ``gsi1`` ``TESTS#<client>`` / ``<created>#<id>``; ``gsi2``
+``TESTS#<client>#S#<status>`` / ``<created>#<id>``; ``gsi3`` ``TESTS#<client>#F#<folder>`` (lists).
+``TEST#<id> / KEY`` — answer key snapshot written at publish (grading reads only this).
+``TEST#<id> / PAPER#<nnnn>`` — question content snapshot (≤ 40 questions per item) for delivery.
+``TEST#<id> / CAND#<student>`` — attempts used by a candidate (attempt limit), see attempts.
+``SHARE#<code> / SHARE`` — share code → test id (uniqueness by conditional put).
+``TCOUNT#<client> / META`` — list totals ``all``, ``s:<status>``, ``f:<folder>``.
+"""
+from __future__ import annotations
+
+from lambdakit.errors import ConditionFailed
+
+from ..store import page_query, strip_keys, table
+
+PAPER_CHUNK = 40
+
+
+def _index_keys(t: dict) -> dict:
+    cid, created = t["client_id"], t["created_at"]
+    keys = {"gsi1pk": f"TESTS#{cid}", "gsi1sk": f"{created}#{t['id']}",
+            "gsi2pk": f"TESTS#{cid}#S#{t['status']}", "gsi2sk": f"{created}#{t['id']}"}
+    if t.get("folder_id"):
+        keys["gsi3pk"], keys["gsi3sk"] = f"TESTS#{cid}#F#{t['folder_id']}", f"{created}#{t['id']}"
+    return keys
+
+
+def _count_op(client_id: str, deltas: dict[str, int]) -> dict:
+    return {"update": (f"TCOUNT#{client_id}", "META"), "add": deltas}
+
+
+def create(t: dict) -> None:
+    """Test + share code in one transaction; ``ConditionFailed`` (reasons) on a share-code clash."""
+    deltas = {"all": 1, f"s:{t['status']}": 1}
+    if t.get("folder_id"):
+        deltas[f"f:{t['folder_id']}"] = 1
+    table().transact([
+        {"put": {**t, **_index_keys(t), "pk": f"TEST#{t['id']}", "sk": "META"}, "condition": "attribute_not_exists(pk)"},
+        {"put": {"pk": f"SHARE#{t['share_code']}", "sk": "SHARE", "test_id": t["id"], "client_id": t["client_id"]},
+         "condition": "attribute_not_exists(pk)"},
+        _count_op(t["client_id"], deltas),
+    ])
+
+
+def get(test_id: str, *, consistent: bool = False) -> dict | None:
+    return strip_keys(table().get(f"TEST#{test_id}", "META", consistent=consistent))
+
+
+def get_key(test_id: str) -> dict | None:
+    return table().get(f"TEST#{test_id}", "KEY")
+
+
+def get_paper(test_id: str) -> list[dict]:
+    out: list[dict] = []
+    for item in table().query_all(f"TEST#{test_id}", sk_prefix="PAPER#"):
+        out.extend(item.get("questions") or [])
+    return out
+
+
+def by_share_code(code: str) -> dict | None:
+    return table().get(f"SHARE#{code}", "SHARE")
+
+
+def update_fields(t: dict, changes: dict, *, expected_status: str, expected_version: int) -> dict:
+    """Optimistic update (version check) keeping index keys and counters in step."""
+    new = {**t, **changes}
+    ops_set = {**changes, **_index_keys(new), "version": expected_version + 1}
+    remove = [] if new.get("folder_id") else ["gsi3pk", "gsi3sk"]
+    deltas: dict[str, int] = {}
+    if new["status"] != t["status"]:
+        deltas[f"s:{t['status']}"] = -1
+        deltas[f"s:{new['status']}"] = 1
+    if new.get("folder_id") != t.get("folder_id"):
+        if t.get("folder_id"):
+            deltas[f"f:{t['folder_id']}"] = -1
+        if new.get("folder_id"):
+            deltas[f"f:{new['folder_id']}"] = 1
+    ops = [{"update": (f"TEST#{t['id']}", "META"), "set": ops_set, "remove": remove,
+            "condition": "#st = :st AND #ver = :ver AND attribute_not_exists(deleted_at)",
+            "names": {"#st": "status", "#ver": "version"}, "values": {":st": expected_status, ":ver": expected_version}}]
+    if deltas:
+        ops.append(_count_op(t["client_id"], deltas))
+    table().transact(ops)
+    new["version"] = expected_version + 1
+    return new
+
+
+def publish(t: dict, key: dict, paper: list[dict], now: str) -> dict:
+    new = {**t, "status": "published", "published_at": now, "updated_at": now}
+    ops: list[dict] = [
+        {"update": (f"TEST#{t['id']}", "META"),
+         "set": {"status": "published", "published_at": now, "updated_at": now, **_index_keys(new),
+                 "version": int(t.get("version") or 0) + 1, "question_count": len(paper)},
+         "condition": "#st = :d AND attribute_not_exists(deleted_at)", "names": {"#st": "status"},
+         "values": {":d": "draft"}},
+        {"put": {"pk": f"TEST#{t['id']}", "sk": "KEY", "keys": key}},
+        _count_op(t["client_id"], {"s:draft": -1, "s:published": 1}),
+    ]
+    for i in range(0, len(paper), PAPER_CHUNK):
+        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"PAPER#{i // PAPER_CHUNK:04d}",
+                            "questions": paper[i:i + PAPER_CHUNK]}})
+    table().transact(ops)
+    new["question_count"] = len(paper)
+    return new
+
+
+def soft_delete(t: dict, now: str) -> None:
+    deltas = {"all": -1, f"s:{t['status']}": -1}
+    if t.get("folder_id"):
+        deltas[f"f:{t['folder_id']}"] = -1
+    table().transact([
+        {"update": (f"TEST#{t['id']}", "META"), "set": {"deleted_at": now, "updated_at": now},
+         "remove": ["gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk"],
+         "condition": "attribute_not_exists(deleted_at) AND #st = :st", "names": {"#st": "status"},
+         "values": {":st": t["status"]}},
+        {"delete": (f"SHARE#{t['share_code']}", "SHARE")},
+        _count_op(t["client_id"], deltas),
+    ])
+
+
+def page(client_id: str, status: str | None, folder_id: str | None, *, page: int, limit: int, cursor: str | None):
+    if folder_id:
+        pk, index = f"TESTS#{client_id}#F#{folder_id}", "gsi3"
+    elif status:
+        pk, index = f"TESTS#{client_id}#S#{status}", "gsi2"
+    else:
+        pk, index = f"TESTS#{client_id}", "gsi1"
+    items, nxt = page_query(pk, index=index, page=page, limit=limit, cursor=cursor, forward=False)
+    items = [strip_keys(i) for i in items]
+    if folder_id and status:
+        items = [i for i in items if i.get("status") == status]
+    return items, nxt
+
+
+def count(client_id: str, status: str | None, folder_id: str | None) -> int:
+    item = table().get(f"TCOUNT#{client_id}", "META") or {}
+    key = f"f:{folder_id}" if folder_id else (f"s:{status}" if status else "all")
+    return int(item.get(key) or 0)
+
+
+def recent_published(client_id: str, limit: int) -> list[dict]:
+    items, _ = table().query(f"TESTS#{client_id}#S#published", index="gsi2", limit=limit, forward=False)
+    return [strip_keys(i) for i in items]
+
+
+def recent(client_id: str, limit: int) -> list[dict]:
+    items, _ = table().query(f"TESTS#{client_id}", index="gsi1", limit=limit, forward=False)
+    return [strip_keys(i) for i in items]
+
+
+__all__ = ["ConditionFailed"]
