@@ -24,6 +24,86 @@ class InternshipsSettings(ServiceSettings):
     google_client_id: str = ""
     sender_email: str = "no-reply@example.com"
 
+    # --- ENGAGE slice (announcements, notifications, jobs, forms, mail, cron) ---
+    #: ``ses`` (SES v2) or ``sandbox`` (records each message in DynamoDB); empty = sandbox when Stage is local.
+    email_provider: str = ""
+    email_max_attempts: int = 5
+    email_retry_base_seconds: int = 60
+    email_retry_max_seconds: int = 3600
+    #: Messages processed by one ``process-emails`` run (the queue worker handles the rest).
+    email_sweep_limit: int = 200
+    #: Fallback counselor address when the site settings carry no ``siteEmail``.
+    counselor_email: str = ""
+    #: Job-search API URL with ``{query}`` and ``{location}`` placeholders (empty: disabled).
+    jobs_search_url: str = ""
+    #: Comma-separated RSS/Atom feed URLs.
+    jobs_rss_feeds: str = ""
+    #: Comma-separated queries the weekly schedule and ``fetch-all`` refresh from the search API.
+    jobs_default_queries: str = "software intern,data science intern,web development intern"
+    jobs_fetch_timeout_seconds: float = 8.0
+    jobs_max_response_bytes: int = 2_000_000
+    jobs_max_per_source: int = 200
+    #: Days a job listing stays before the TTL removes it.
+    jobs_retention_days: int = 60
+    leads_rate_limit: str = "5/minute"
+    forms_rate_limit: str = "10/minute"
+    visit_rate_limit: str = "120/minute"
+    inactive_after_days: int = 14
+    deadline_reminder_days: int = 3
+
+    # --- intern-admin (ADMIN slice) ---
+    #: exports up to this many rows are returned in the response body; larger ones go to S3
+    export_direct_max_rows: int = 2000
+    #: with ``delivery: "direct"`` the body is still capped at this many rows (then S3)
+    export_direct_hard_max_rows: int = 10000
+    export_url_ttl_seconds: int = 900
+    analytics_cache_seconds: int = 60
+    #: presigned upload URLs of POST /api/admin/resources/sign
+    resource_upload_url_ttl_seconds: int = 900
+    resource_max_upload_bytes: int = 4 * 1024 * 1024
+
+
+    # ---- JOURNEY slice (accounts, payments, documents) --------------------------------
+    #: scrypt cost (OWASP: 2**17); tests lower it.
+    scrypt_n: int = 2**17
+    access_token_minutes: int = 15
+    refresh_token_days: int = 30
+    register_rate_per_minute: int = 3
+    login_rate_per_minute: int = 5
+    #: consecutive failures before an account is locked; lock grows 2^k * base seconds.
+    login_lockout_threshold: int = 5
+    login_lockout_base_seconds: int = 30
+    login_lockout_max_seconds: int = 900
+    #: extra origins trusted for cookie-authenticated unsafe requests (comma separated).
+    trusted_origins: str = ""
+    #: Google sign-in (OpenID Connect code flow + PKCE); endpoints overridable for tests.
+    google_client_secret: str = ""
+    google_client_secret_arn: str = ""
+    google_auth_url: str = "https://accounts.google.com/o/oauth2/v2/auth"
+    google_token_url: str = "https://oauth2.googleapis.com/token"
+    google_jwks_url: str = "https://www.googleapis.com/oauth2/v3/certs"
+    google_issuers: str = "https://accounts.google.com,accounts.google.com"
+    #: hosts /api/proxy-image may fetch from (comma separated, https only).
+    avatar_proxy_hosts: str = ("lh3.googleusercontent.com,lh4.googleusercontent.com,lh5.googleusercontent.com,"
+                               "lh6.googleusercontent.com,avatars.githubusercontent.com")
+    avatar_max_bytes: int = 5 * 1024 * 1024
+    #: local overrides of the PaymentSecret JSON (never used when empty).
+    payment_key_id: str = ""
+    payment_key_secret: str = ""
+    payment_webhook_secret: str = ""
+    razorpay_api_url: str = "https://api.razorpay.com/v1"
+    #: GST on invoices: prices are tax inclusive; CGST+SGST inside seller_state, else IGST.
+    gst_rate_percent: float = 18.0
+    seller_name: str = "Internship Programme"
+    seller_address: str = ""
+    seller_gstin: str = ""
+    seller_state: str = "Karnataka"
+    #: 0 = certificates never expire.
+    certificate_validity_days: int = 0
+    certificate_verify_rate_per_minute: int = 30
+    #: bootstrap super admin created by devseed (local runtime only).
+    seed_admin_email: str = "admin@example.com"
+
 
 def settings() -> InternshipsSettings:
     return get_settings(InternshipsSettings)

@@ -1,0 +1,94 @@
+"""/api/auth/*: register, login, logout, refresh, me, permissions, Google sign-in."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import client_ip, cookies, json_object, parse_model, query
+
+from ..auth import REFRESH_COOKIE, principal, require_user
+from ..auth import session_cookies
+from ..http import build_app, lambda_entry, ok
+from . import google, service
+from .models import LoginRequest, RegisterRequest
+
+router = APIGatewayHttpRouter()
+
+
+def _auth_response(user: dict, tok: service.Tokens) -> Response:
+    return ok({"success": True, "user": service.summary(user), "token": tok.access_token},
+              cookies=session_cookies.session_cookies(tok.access_token, tok.access_max_age, tok.refresh_token,
+                                                      tok.refresh_max_age, tok.csrf_token),
+              headers={"Cache-Control": "no-store"})
+
+
+@router.post("/api/auth/register", summary="Register a student account",
+             description="Password: 8+ chars with upper, lower and digit; phone required; disposable e-mail "
+                         "domains refused; 3/min per IP. Sets auth-token, refresh-token and csrf-token cookies.")
+def register():
+    data = parse_model(RegisterRequest, json_object(router))
+    user, tok = service.register(data, client_ip(router))
+    return _auth_response(user, tok)
+
+
+@router.post("/api/auth/login", summary="Sign in with e-mail and password",
+             description="5/min per IP plus a per-account lockout with back-off (429). Same error for unknown "
+                         "user and wrong password.")
+def login():
+    data = parse_model(LoginRequest, json_object(router))
+    user, tok = service.login(data.email, data.password, client_ip(router))
+    return _auth_response(user, tok)
+
+
+@router.post("/api/auth/logout", summary="Sign out", middlewares=[require_user],
+             description="Revokes the refresh-token family and clears both cookies.")
+def logout():
+    service.logout(cookies(router).get(REFRESH_COOKIE), principal(router).user_id)
+    return ok({"success": True, "message": "Logged out"}, cookies=session_cookies.clear_cookies())
+
+
+@router.post("/api/auth/refresh", summary="Rotate the refresh token",
+             description="Needs the refresh-token cookie; returns a new cookie pair. A rotated token presented "
+                         "again revokes its whole family.")
+def refresh():
+    from ..auth import csrf
+
+    if cookies(router).get(REFRESH_COOKIE):
+        csrf.check(router)
+    user, tok = service.refresh(cookies(router).get(REFRESH_COOKIE))
+    return _auth_response(user, tok)
+
+
+@router.get("/api/auth/me", summary="The signed-in user", middlewares=[require_user])
+def me():
+    user = service.get_user(principal(router).user_id)
+    return ok({"success": True, "user": service.public_user(user or {})})
+
+
+@router.get("/api/auth/permissions", summary="The caller's permission names", middlewares=[require_user])
+def permissions():
+    p = principal(router)
+    return ok({"success": True, "role": p.role, "permissions": sorted(p.permissions)})
+
+
+@router.get("/api/auth/google", summary="Start Google sign-in (302 to the provider)",
+            description="OpenID Connect code flow with PKCE S256; state, nonce and verifier travel in a signed, "
+                        "10-minute HttpOnly cookie.")
+def google_start():
+    location, cookie = google.start(query(router, "next"))
+    return Response(status_code=302, headers={"Location": location, "Cache-Control": "no-store"}, cookies=[cookie])
+
+
+@router.get("/api/auth/google/callback", summary="Google sign-in callback",
+            description="Verifies state, exchanges the code, verifies the ID token against the JWKS, creates or "
+                        "links the account and redirects to /dashboard; failures go to /login?error=<reason>.")
+def google_callback():
+    location, cookie_list = google.callback(
+        code=query(router, "code"), state=query(router, "state"), error=query(router, "error"),
+        state_cookie=cookies(router).get(google.STATE_COOKIE))
+    return Response(status_code=302, headers={"Location": location, "Cache-Control": "no-store"},
+                    cookies=cookie_list)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,154 @@
+"""Users, e-mail uniqueness, refresh-token sessions, login lockouts, rate counters.
+
+Keys (see docs/internships-data-model.md):
+  user            pk USER#<id>            sk PROFILE   gsi1 USERS / <created_at>#<id>, gsi2 ROLE#<role> / <created_at>#<id>
+  e-mail claim    pk EMAIL#<lower email>  sk EMAIL     {user_id}
+  session         pk SESSION#<sha256>     sk SESSION   {family_id, user_id, status active|rotated|revoked, ttl}
+  family          pk FAMILY#<id>          sk FAMILY    {user_id, revoked, expires_at, ttl}
+  login failures  pk LOGINFAIL#<email>    sk LOCK      {failures, locked_until, ttl}
+  counters        pk COUNTERS             sk users | users#role#<role>   {count}
+"""
+from __future__ import annotations
+
+from lambdakit import ratelimit
+from lambdakit.errors import ConditionFailed, Conflict, NotFound
+
+from ..store import clean as _clean
+from ..store import table
+
+PROFILE = "PROFILE"
+
+
+def user_key(user_id: str) -> tuple[str, str]:
+    return f"USER#{user_id}", PROFILE
+
+
+def email_key(email: str) -> tuple[str, str]:
+    return f"EMAIL#{email.lower()}", "EMAIL"
+
+
+def user_index_attrs(user: dict) -> dict:
+    created = user["created_at"]
+    return {"gsi1pk": "USERS", "gsi1sk": f"{created}#{user['id']}",
+            "gsi2pk": f"ROLE#{user['role']}", "gsi2sk": f"{created}#{user['id']}"}
+
+
+def create_user(user: dict) -> None:
+    """User + e-mail claim + counters in one transaction; ``Conflict`` on a taken e-mail."""
+    pk, sk = user_key(user["id"])
+    epk, esk = email_key(user["email"])
+    item = {"pk": pk, "sk": sk, **user_index_attrs(user), **user}
+    try:
+        table().transact([
+            {"put": {"pk": epk, "sk": esk, "user_id": user["id"], "created_at": user["created_at"]},
+             "condition": "attribute_not_exists(pk)"},
+            {"put": item, "condition": "attribute_not_exists(pk)"},
+            {"update": ("COUNTERS", "users"), "add": {"count": 1}},
+            {"update": ("COUNTERS", f"users#role#{user['role']}"), "add": {"count": 1}},
+        ])
+    except ConditionFailed:
+        raise Conflict("An account with this email already exists") from None
+
+
+def get_user(user_id: str, *, consistent: bool = False) -> dict | None:
+    item = table().get(*user_key(user_id), consistent=consistent)
+    return _clean(item)
+
+
+def user_id_for_email(email: str) -> str | None:
+    item = table().get(*email_key(email), consistent=True)
+    return item["user_id"] if item else None
+
+
+def update_user(user_id: str, fields: dict, remove: list[str] | None = None) -> dict:
+    try:
+        return _clean(table().update(*user_key(user_id), set=fields, remove=remove or None, must_exist=True))
+    except ConditionFailed:
+        raise NotFound("User not found") from None
+
+
+def link_google(user_id: str, google_sub: str, avatar_url: str | None, now: str) -> dict:
+    fields = {"google_sub": google_sub, "updated_at": now}
+    cond = "attribute_not_exists(avatar_url) OR avatar_url = :empty"
+    try:
+        if avatar_url:
+            return _clean(table().update(*user_key(user_id), set={**fields, "avatar_url": avatar_url},
+                                         condition=cond, values={":empty": ""}, must_exist=True))
+    except ConditionFailed as exc:
+        if exc.item is None:
+            raise NotFound("User not found") from None
+    return update_user(user_id, fields)
+
+
+# ---------------------------------------------------------------- sessions
+def session_key(token_hash: str) -> tuple[str, str]:
+    return f"SESSION#{token_hash}", "SESSION"
+
+
+def family_key(family_id: str) -> tuple[str, str]:
+    return f"FAMILY#{family_id}", "FAMILY"
+
+
+def create_family(family: dict, session: dict) -> None:
+    fpk, fsk = family_key(family["family_id"])
+    spk, ssk = session_key(session["token_hash"])
+    table().transact([
+        {"put": {"pk": fpk, "sk": fsk, **family}, "condition": "attribute_not_exists(pk)"},
+        {"put": {"pk": spk, "sk": ssk, **session}, "condition": "attribute_not_exists(pk)"},
+    ])
+
+
+def session_and_family(token_hash: str) -> tuple[dict | None, dict | None]:
+    s = table().get(*session_key(token_hash), consistent=True)
+    if not s:
+        return None, None
+    f = table().get(*family_key(s["family_id"]), consistent=True)
+    return s, f
+
+
+def rotate(old_hash: str, new_session: dict, now: str) -> None:
+    """Mark the old session rotated and store the new one, only if the old one is still
+    active and its family not revoked. ``ConditionFailed`` otherwise."""
+    spk, ssk = session_key(old_hash)
+    npk, nsk = session_key(new_session["token_hash"])
+    fpk, fsk = family_key(new_session["family_id"])
+    table().transact([
+        {"update": (spk, ssk), "set": {"status": "rotated", "rotated_at": now, "replaced_by": new_session["token_hash"]},
+         "condition": "#st = :active", "names": {"#st": "status"}, "values": {":active": "active"}},
+        {"put": {"pk": npk, "sk": nsk, **new_session}, "condition": "attribute_not_exists(pk)"},
+        {"check": (fpk, fsk), "condition": "attribute_exists(pk) AND revoked = :f",
+         "values": {":f": False}},
+    ])
+
+
+def revoke_family(family_id: str, reason: str, now: str) -> None:
+    table().update(*family_key(family_id), set={"revoked": True, "revoked_reason": reason, "revoked_at": now})
+
+
+def revoke_session(token_hash: str, now: str) -> None:
+    try:
+        table().update(*session_key(token_hash), set={"status": "revoked", "revoked_at": now}, must_exist=True)
+    except ConditionFailed:
+        pass
+
+
+# ---------------------------------------------------------------- login failures / rate limits
+def login_failures(email: str) -> dict | None:
+    return table().get(f"LOGINFAIL#{email.lower()}", "LOCK", consistent=True)
+
+
+def record_login_failure(email: str, ttl: int) -> int:
+    item = table().update(f"LOGINFAIL#{email.lower()}", "LOCK", add={"failures": 1}, set={"ttl": ttl})
+    return int(item.get("failures", 1))
+
+
+def set_lock(email: str, locked_until: float) -> None:
+    table().update(f"LOGINFAIL#{email.lower()}", "LOCK", set={"locked_until": int(locked_until)})
+
+
+def clear_login_failures(email: str) -> None:
+    table().delete(f"LOGINFAIL#{email.lower()}", "LOCK")
+
+
+def rate_hit(subject: str, limit: int, window_seconds: int) -> ratelimit.RateDecision:
+    return ratelimit.hit(table(), subject, limit, window_seconds)

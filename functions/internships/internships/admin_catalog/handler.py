@@ -1,0 +1,94 @@
+"""Admin CRUD of domains (/api/admin/domains, admin and super_admin) and coupons
+(/api/admin/coupons, permission manage_coupons). Every mutation is recorded in the activity log."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.pagination import page_meta, page_request
+
+from .. import activity
+from ..auth import principal, require_permission, require_roles
+from ..catalog import service as domains
+from ..catalog.models import DomainIn, DomainPatch
+from ..coupons import service as coupons
+from ..coupons.models import CouponIn, CouponPatch
+from ..http import build_app, lambda_entry, ok
+
+router = APIGatewayHttpRouter()
+DOMAIN_ADMINS = require_roles("admin", "super_admin")
+COUPON_ADMINS = require_permission("manage_coupons")
+
+
+def _admin() -> str:
+    return principal(router).user_id
+
+
+@router.get("/api/admin/domains", summary="All domains (incl. inactive)", middlewares=[DOMAIN_ADMINS])
+def list_domains():
+    items = domains.list_admin()
+    return ok({"success": True, "domains": items, "total": len(items)})
+
+
+@router.post("/api/admin/domains", summary="Create a domain", middlewares=[DOMAIN_ADMINS])
+def create_domain():
+    d = domains.create(parse_model(DomainIn, json_object(router)))
+    activity.record(_admin(), "create", "domain", d["id"], after=d)
+    return ok({"success": True, "domain": domains.admin_view(d)}, status=201)
+
+
+@router.get("/api/admin/domains/<id>", summary="One domain", middlewares=[DOMAIN_ADMINS])
+def get_domain(id: str):  # noqa: A002
+    return ok({"success": True, "domain": domains.admin_view(domains.get(id))})
+
+
+@router.put("/api/admin/domains/<id>", summary="Update a domain (partial)", middlewares=[DOMAIN_ADMINS])
+def update_domain(id: str):  # noqa: A002
+    old, new = domains.update(id, parse_model(DomainPatch, json_object(router)))
+    activity.record(_admin(), "update", "domain", id, before=old, after=new)
+    return ok({"success": True, "domain": domains.admin_view(new)})
+
+
+@router.delete("/api/admin/domains/<id>", summary="Delete a domain without enrollments",
+               description="409 when enrollments reference it: deactivate it instead.", middlewares=[DOMAIN_ADMINS])
+def delete_domain(id: str):  # noqa: A002
+    d = domains.delete(id)
+    activity.record(_admin(), "delete", "domain", id, before=d)
+    return ok({"success": True, "message": "Domain deleted"})
+
+
+@router.get("/api/admin/coupons", summary="Coupons, newest first (page, limit)", middlewares=[COUPON_ADMINS])
+def list_coupons():
+    req = page_request(query(router, "page"), query(router, "limit"))
+    items, total = coupons.list_page(req.limit, req.offset)
+    return ok({"success": True, "coupons": [coupons.admin_view(c) for c in items], **page_meta(req, total)})
+
+
+@router.post("/api/admin/coupons", summary="Create a coupon", middlewares=[COUPON_ADMINS])
+def create_coupon():
+    c = coupons.create(parse_model(CouponIn, json_object(router)))
+    activity.record(_admin(), "create", "coupon", c["id"], after=c)
+    return ok({"success": True, "coupon": coupons.admin_view(c)}, status=201)
+
+
+@router.get("/api/admin/coupons/<id>", summary="One coupon", middlewares=[COUPON_ADMINS])
+def get_coupon(id: str):  # noqa: A002
+    return ok({"success": True, "coupon": coupons.admin_view(coupons.get(id))})
+
+
+@router.put("/api/admin/coupons/<id>", summary="Update a coupon (partial)", middlewares=[COUPON_ADMINS])
+def update_coupon(id: str):  # noqa: A002
+    old, new = coupons.update(id, parse_model(CouponPatch, json_object(router)))
+    activity.record(_admin(), "update", "coupon", id, before=old, after=new)
+    return ok({"success": True, "coupon": coupons.admin_view(new)})
+
+
+@router.delete("/api/admin/coupons/<id>", summary="Delete a coupon", middlewares=[COUPON_ADMINS])
+def delete_coupon(id: str):  # noqa: A002
+    c = coupons.delete(id)
+    activity.record(_admin(), "delete", "coupon", id, before=c)
+    return ok({"success": True, "message": "Coupon deleted"})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,87 @@
+"""Admin insights routes: analytics (cached 60 s), engagement tiles, conversion funnel,
+CSV export, platform settings (one Lambda: AdminInsightsFunction)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from aws_lambda_powertools.event_handler import Response
+
+from lambdakit.errors import ValidationFailed
+from lambdakit.http import json_object, parse_model, query
+
+from ..auth import principal, require_permission
+from ..http import build_app, lambda_entry, ok
+from . import analytics, export, site_settings
+from .models import ExportRequest
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/admin/settings", middlewares=[require_permission("manage_settings")],
+            summary="Platform settings (six keys)")
+def get_settings():
+    return ok({"success": True, "settings": site_settings.current()})
+
+
+@router.post("/api/admin/settings", middlewares=[require_permission("manage_settings")],
+             summary="Update platform settings",
+             description="Body: any of siteName, siteEmail, sitePhone, siteAddress, maintenanceMode (boolean), "
+                         "maxEnrollmentsPerStudent (integer 1-50). Any other key is 400. Returns all six.")
+def post_settings():
+    me = principal(router)
+    return ok({"success": True, "settings": site_settings.update(me.user_id, json_object(router))})
+
+
+@router.get("/api/admin/analytics", middlewares=[require_permission("view_analytics")],
+            summary="Platform or per-domain analytics (cached 60 s)",
+            description="Query type=platform (default) or domains. Answered from counters; the result is cached "
+                        "60 s for every caller. Headers: X-Cache (HIT|MISS), X-Cache-Age (seconds), "
+                        "Cache-Control: private, max-age=<remaining>.")
+def get_analytics():
+    kind = (query(router, "type") or "platform").strip()
+    if kind not in analytics.COMPUTE:
+        raise ValidationFailed("type must be platform or domains", fields={"type": "Must be platform or domains"})
+    data, age, hit = analytics.cached(kind)
+    from ..settings import settings
+
+    remaining = max(0, settings().analytics_cache_seconds - age)
+    return ok({"success": True, "type": kind, "data": data, "cacheAge": age},
+              headers={"X-Cache": "HIT" if hit else "MISS", "X-Cache-Age": str(age), "Age": str(age),
+                       "Cache-Control": f"private, max-age={remaining}"})
+
+
+@router.get("/api/admin/analytics/engagement", middlewares=[require_permission("view_analytics")],
+            summary="Engagement tiles",
+            description="Six tiles: totalStudents, activeEnrollments, milestoneSubmissions, completionRate (0-1), "
+                        "averageCompletionTime (days), revenue.")
+def get_engagement():
+    return ok({"success": True, **analytics.engagement()})
+
+
+@router.get("/api/admin/analytics/conversion", middlewares=[require_permission("view_analytics")],
+            summary="Conversion funnel",
+            description="visitors (unique daily visitors from POST /api/analytics/visit) → signups (student "
+                        "accounts) → enrollments → completions, with step rates.")
+def get_conversion():
+    return ok({"success": True, **analytics.conversion()})
+
+
+@router.post("/api/admin/export", middlewares=[require_permission("export_data")],
+             summary="CSV export",
+             description="Body {entity: users|enrollments|certificates|domains, filters: {...}, delivery: "
+                         "auto|direct|s3}. Small results (auto) download directly as text/csv; large ones are "
+                         "streamed to S3 and the JSON response carries a presigned url (15 min). Cells a "
+                         "spreadsheet would read as formulas are prefixed with a quote.")
+def post_export():
+    body = parse_model(ExportRequest, json_object(router))
+    result = export.run(principal(router).user_id, body.entity, body.filters, body.delivery)
+    if result["mode"] == "direct":
+        return Response(status_code=200, content_type="text/csv; charset=utf-8", body=result["body"].decode("utf-8"),
+                        headers={"Content-Disposition": f'attachment; filename="{result["filename"]}"',
+                                 "X-Export-Rows": str(result["rows"]), "Cache-Control": "no-store"})
+    return ok({"success": True, "mode": "s3", "url": result["url"], "expiresAt": result["expiresAt"],
+               "rows": result["rows"], "filename": result["filename"]})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool, StrictInt, field_validator
+
+
+class SiteSettingsUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    siteName: Optional[str] = Field(None, min_length=1, max_length=200)
+    siteEmail: Optional[EmailStr] = None
+    sitePhone: Optional[str] = Field(None, max_length=40)
+    siteAddress: Optional[str] = Field(None, max_length=500)
+    maintenanceMode: Optional[StrictBool] = None
+    maxEnrollmentsPerStudent: Optional[StrictInt] = Field(None, ge=1, le=50)
+
+    @field_validator("siteName", "sitePhone", "siteAddress")
+    @classmethod
+    def _strip(cls, v):
+        return v.strip() if isinstance(v, str) else v
+
+    @field_validator("*")
+    @classmethod
+    def _not_null(cls, v):
+        if v is None:
+            raise ValueError("must not be null")
+        return v
+
+
+class SiteSettings(BaseModel):
+    siteName: str
+    siteEmail: str
+    sitePhone: str
+    siteAddress: str
+    maintenanceMode: bool
+    maxEnrollmentsPerStudent: int
+
+
+class ExportRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entity: Literal["users", "enrollments", "certificates", "domains"]
+    filters: dict[str, Any] = Field(default_factory=dict)
+    format: Literal["csv"] = "csv"
+    delivery: Literal["auto", "direct", "s3"] = "auto"

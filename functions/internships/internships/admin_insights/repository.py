@@ -1,0 +1,128 @@
+"""DynamoDB access for settings, the analytics cache and the counters analytics read."""
+from __future__ import annotations
+
+from typing import Any
+
+from lambdakit import clock
+from lambdakit.ddb import Table
+
+from ..settings import settings
+
+SETTINGS_KEY = ("SETTINGS", "SITE")
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+# ---------------------------------------------------------------- site settings
+def get_site_settings() -> dict:
+    return table().get(*SETTINGS_KEY, consistent=True) or {}
+
+
+def put_site_settings(changes: dict[str, Any], admin_id: str) -> dict:
+    return table().update(*SETTINGS_KEY, set={**changes, "updated_at": clock.now_iso(), "updated_by": admin_id})
+
+
+# ---------------------------------------------------------------- export files (S3)
+class MultipartCsvUpload:
+    """Streams an export to S3 with a multipart upload (parts of at least 5 MiB, the last
+    one smaller); ``abort`` on failure so no half-written object is ever visible."""
+
+    PART_SIZE = 8 * 1024 * 1024
+
+    def __init__(self, key: str, filename: str) -> None:
+        from lambdakit import aws
+
+        self.s3 = aws.client("s3")
+        self.bucket = settings().files_bucket
+        self.key = key
+        self.buffer = bytearray()
+        self.parts: list[dict] = []
+        resp = self.s3.create_multipart_upload(
+            Bucket=self.bucket, Key=key, ContentType="text/csv; charset=utf-8",
+            ContentDisposition=f'attachment; filename="{filename}"', ServerSideEncryption="AES256")
+        self.upload_id = resp["UploadId"]
+
+    def write(self, data: bytes) -> None:
+        self.buffer += data
+        if len(self.buffer) >= self.PART_SIZE:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.buffer and self.parts:
+            return
+        n = len(self.parts) + 1
+        resp = self.s3.upload_part(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id, PartNumber=n,
+                                   Body=bytes(self.buffer))
+        self.parts.append({"ETag": resp["ETag"], "PartNumber": n})
+        self.buffer = bytearray()
+
+    def complete(self) -> None:
+        self._flush()
+        self.s3.complete_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id,
+                                          MultipartUpload={"Parts": self.parts})
+
+    def abort(self) -> None:
+        try:
+            self.s3.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id)
+        except Exception:  # noqa: BLE001 - best effort; a lifecycle rule also expires incomplete uploads
+            pass
+
+
+def presign_download(key: str, expires: int) -> str:
+    from lambdakit import aws
+
+    return aws.client("s3").generate_presigned_url(
+        "get_object", Params={"Bucket": settings().files_bucket, "Key": key}, ExpiresIn=expires)
+
+
+# ---------------------------------------------------------------- counters read by analytics
+def counters(names: list[str]) -> dict[str, dict]:
+    """``pk="COUNTERS"`` items by sort key (one BatchGetItem per 100 names)."""
+    items = table().batch_get([("COUNTERS", n) for n in names])
+    return {i["sk"]: i for i in items}
+
+
+def counter_item(pk: str, sk: str) -> dict:
+    return table().get(pk, sk) or {}
+
+
+# ---------------------------------------------------------------- analytics cache
+def cache_get(kind: str) -> dict | None:
+    return table().get("CACHE#ANALYTICS", kind, consistent=True)
+
+
+def cache_put(kind: str, data: dict, computed_ts: float, ttl_seconds: int) -> None:
+    table().put({"pk": "CACHE#ANALYTICS", "sk": kind, "data": data, "computed_ts": int(computed_ts * 1000),
+                 "ttl": int(computed_ts) + ttl_seconds + 3600})
+
+
+def iter_index(pk_value: str, *, index: str, sk_between: tuple[str, str] | None = None, filter=None):
+    """Every item of an index partition, 1 MB page by page (exports only)."""
+    kw = {"index": index, "filter": filter, "forward": False}
+    if sk_between:
+        kw["sk_between"] = sk_between
+    yield from table().iter_query(pk_value, **kw)
+
+
+def list_domains() -> list[dict]:
+    return table().query_all("DOMAINS", index="gsi1", max_items=1000)
+
+
+def attr_eq(name: str, value):
+    from boto3.dynamodb.conditions import Attr
+
+    return Attr(name).eq(value)
+
+
+def and_all(conds: list):
+    expr = None
+    for c in conds:
+        expr = c if expr is None else expr & c
+    return expr
+
+
+def recent_completed_enrollments(limit: int) -> list[dict]:
+    items, _ = table().query("ENROLLS#completed", index="gsi3", forward=False, limit=limit)
+    return items

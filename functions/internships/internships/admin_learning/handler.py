@@ -1,0 +1,236 @@
+"""Admin learning routes: enrollments, submissions, resources, certificate templates,
+certificates (list, revoke, un-revoke), invoices (one Lambda: AdminLearningFunction)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.errors import ValidationFailed
+from lambdakit.http import header, int_query, json_object, parse_model, raw_body
+
+from ..admin_common.dates import iso_bounds
+from ..admin_common.http import filters, page_params, paginated
+from ..auth import principal, require_permission
+from ..http import build_app, lambda_entry, ok
+from . import cert_templates, certificates, enrollments, invoices, resources, submissions
+from .models import (CertificateAction, EnrollmentUpdate, InvoiceSend, ResourceIn, ResourcePatch, SignRequest,
+                     SubmissionDecision, TemplateCreate, TemplateUpdate)
+
+router = APIGatewayHttpRouter()
+
+
+def _me() -> str:
+    return principal(router).user_id
+
+
+# ---------------------------------------------------------------- enrollments (manage_enrollments)
+@router.get("/api/admin/enrollments", middlewares=[require_permission("manage_enrollments")],
+            summary="List enrollments",
+            description="Query page, limit, status, search (student name/email, domain, id, coupon), domain_id, "
+                        "payment_status, cursor. Newest first.")
+def list_enrollments():
+    req, cursor = page_params(router)
+    f = filters(router, "status", "search", "domain_id", "payment_status")
+    items, total, exact, nxt = enrollments.list_enrollments(
+        status=f.get("status"), search=f.get("search"), domain_id=f.get("domain_id"),
+        payment_status=f.get("payment_status"), offset=req.offset, limit=req.limit, cursor=cursor)
+    return ok(paginated("enrollments", items, req, total, nxt, exact))
+
+
+@router.get("/api/admin/enrollments/<id>", middlewares=[require_permission("manage_enrollments")],
+            summary="Enrollment detail with milestones")
+def get_enrollment(id: str):
+    return ok({"success": True, "enrollment": enrollments.detail(id)})
+
+
+@router.put("/api/admin/enrollments/<id>", middlewares=[require_permission("manage_enrollments")],
+            summary="Update an enrollment",
+            description="Body {status?, admin_notes?, submission_email?}. Status moves pending→active, "
+                        "pending|active→cancelled; completion only through approve.")
+def put_enrollment(id: str):
+    body = parse_model(EnrollmentUpdate, json_object(router))
+    return ok({"success": True, "enrollment": enrollments.update(_me(), id, body.model_dump(exclude_unset=True))})
+
+
+@router.post("/api/admin/enrollments/<id>/repair-milestones", middlewares=[require_permission("manage_enrollments")],
+             summary="Re-create missing milestones",
+             description="Creates the milestones of the domain plan the enrollment lacks; existing (reviewed or "
+                         "not) are untouched. Idempotent.")
+def repair(id: str):
+    return ok({"success": True, **enrollments.repair_milestones(_me(), id)})
+
+
+# ---------------------------------------------------------------- submissions (review_milestones)
+@router.get("/api/admin/submissions", middlewares=[require_permission("review_milestones")],
+            summary="Final-project submissions", description="Query page, limit, status (submitted|approved|"
+                                                             "rejected), search, cursor.")
+def list_submissions():
+    req, cursor = page_params(router)
+    f = filters(router, "status", "search")
+    items, total, exact, nxt = submissions.list_submissions(status=f.get("status"), search=f.get("search"),
+                                                            offset=req.offset, limit=req.limit, cursor=cursor)
+    return ok(paginated("submissions", items, req, total, nxt, exact))
+
+
+@router.get("/api/admin/submissions/milestones", middlewares=[require_permission("review_milestones")],
+            summary="Milestone submissions by status",
+            description="Query status (submitted default, pending, reviewed, rejected), enrollment_id, page, limit.")
+def list_milestone_submissions():
+    req, cursor = page_params(router)
+    f = filters(router, "status", "enrollment_id")
+    items, total, exact, nxt = submissions.milestone_submissions(
+        status=f.get("status"), enrollment_id=f.get("enrollment_id"), offset=req.offset, limit=req.limit,
+        cursor=cursor)
+    return ok(paginated("milestones", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/submissions/<id>/approve", middlewares=[require_permission("review_milestones")],
+             summary="Approve a final-project submission", description="id is the enrollment id; body {remarks?}.")
+def approve_submission(id: str):
+    body = parse_model(SubmissionDecision, json_object(router, required=False))
+    return ok({"success": True, **submissions.decide(principal(router), id, True, body.remarks)})
+
+
+@router.post("/api/admin/submissions/<id>/reject", middlewares=[require_permission("review_milestones")],
+             summary="Reject a final-project submission", description="Body {remarks} (required).")
+def reject_submission(id: str):
+    body = parse_model(SubmissionDecision, json_object(router, required=False))
+    return ok({"success": True, **submissions.decide(principal(router), id, False, body.remarks)})
+
+
+# ---------------------------------------------------------------- resources (manage_resources)
+@router.get("/api/admin/resources", middlewares=[require_permission("manage_resources")],
+            summary="List resources", description="Query domain_id, week, resource_type, page, limit.")
+def list_resources():
+    req, cursor = page_params(router)
+    f = filters(router, "domain_id", "resource_type")
+    week = int_query(router, "week", 0, minimum=0, maximum=52)
+    items, total, exact, nxt = resources.list_resources(domain_id=f.get("domain_id"), week=week or None,
+                                                        resource_type=f.get("resource_type"), offset=req.offset,
+                                                        limit=req.limit, cursor=cursor)
+    return ok(paginated("resources", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/resources", middlewares=[require_permission("manage_resources")],
+             summary="Create a resource",
+             description="Body {domain_id, week, position?, title, description?, resource_type, url | file_key, "
+                         "is_active?}. 201.")
+def create_resource():
+    body = parse_model(ResourceIn, json_object(router))
+    return ok({"success": True, "resource": resources.create(_me(), body.model_dump())}, 201)
+
+
+@router.post("/api/admin/resources/upload", middlewares=[require_permission("manage_resources")],
+             summary="Upload a resource file (multipart)",
+             description="multipart/form-data: file, resource_type. Stored in the files bucket; returns file_key "
+                         "for POST /api/admin/resources and a short-lived download url.")
+def upload_resource():
+    return ok({"success": True, **resources.upload(_me(), raw_body(router), header(router, "content-type"))}, 201)
+
+
+@router.post("/api/admin/resources/sign", middlewares=[require_permission("manage_resources")],
+             summary="Presigned upload URL",
+             description="Body {filename, content_type, resource_type?} → {uploadUrl, method PUT, headers, key}.")
+def sign_resource():
+    body = parse_model(SignRequest, json_object(router))
+    return ok({"success": True, **resources.sign(_me(), body.filename, body.content_type, body.resource_type)})
+
+
+@router.get("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
+            summary="One resource")
+def get_resource(id: str):
+    return ok({"success": True, "resource": resources.get(id)})
+
+
+@router.put("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
+            summary="Update a resource", description="Partial: any field of the create body; null clears url/file_key.")
+def put_resource(id: str):
+    body = parse_model(ResourcePatch, json_object(router))
+    return ok({"success": True, "resource": resources.update(_me(), id, body.model_dump(exclude_unset=True))})
+
+
+@router.delete("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
+               summary="Delete a resource")
+def delete_resource(id: str):
+    resources.delete(_me(), id)
+    return ok({"success": True, "message": "Resource deleted"})
+
+
+# ---------------------------------------------------------------- certificate templates
+@router.get("/api/admin/certificate-templates", middlewares=[require_permission("manage_templates")],
+            summary="List certificate templates", description="activeTemplateId names the one driving the PDF.")
+def list_templates():
+    req, cursor = page_params(router)
+    items, total, nxt, active = cert_templates.list_templates(req.offset, req.limit, cursor)
+    return ok(paginated("templates", items, req, total, nxt, activeTemplateId=active))
+
+
+@router.post("/api/admin/certificate-templates", middlewares=[require_permission("manage_templates")],
+             summary="Create a certificate template",
+             description="Body {name, description?, layout {orientation, page_size, font, colors, title, subtitle, "
+                         "body, signature_name, signature_title, footer, show_qr, border}, is_active?}. Text may "
+                         "use {studentName} {domainName} {duration} {issueDate} {certificateId} {expiryAt}.")
+def create_template():
+    body = parse_model(TemplateCreate, json_object(router))
+    return ok({"success": True, "template": cert_templates.create(_me(), body.model_dump())}, 201)
+
+
+@router.put("/api/admin/certificate-templates/<id>", middlewares=[require_permission("edit_template")],
+            summary="Update a certificate template", description="Partial; is_active true makes it the active one.")
+def put_template(id: str):
+    body = parse_model(TemplateUpdate, json_object(router))
+    return ok({"success": True, "template": cert_templates.update(_me(), id, body.model_dump(exclude_unset=True))})
+
+
+# ---------------------------------------------------------------- certificates (manage_certificates)
+@router.get("/api/admin/certificates", middlewares=[require_permission("manage_certificates")],
+            summary="List certificates", description="Query page, limit, search, revoked (true|false), domain_id.")
+def list_certificates():
+    req, cursor = page_params(router)
+    f = filters(router, "search", "revoked", "domain_id")
+    revoked = None
+    if "revoked" in f:
+        if f["revoked"] not in ("true", "false"):
+            raise ValidationFailed("revoked must be true or false", fields={"revoked": "Must be true or false"})
+        revoked = f["revoked"] == "true"
+    items, total, exact, nxt = certificates.list_certificates(search=f.get("search"), revoked=revoked,
+                                                              domain_id=f.get("domain_id"), offset=req.offset,
+                                                              limit=req.limit, cursor=cursor)
+    return ok(paginated("certificates", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/certificates/<id>/revoke", middlewares=[require_permission("manage_certificates")],
+             summary="Revoke a certificate", description="Body {reason?}. Verification then answers 404. 409 if "
+                                                         "already revoked.")
+def revoke_certificate(id: str):
+    body = parse_model(CertificateAction, json_object(router, required=False))
+    return ok({"success": True, "certificate": certificates.set_revoked(_me(), id, True, body.reason)})
+
+
+@router.post("/api/admin/certificates/<id>/unrevoke", middlewares=[require_permission("manage_certificates")],
+             summary="Un-revoke a certificate", description="409 if not revoked.")
+def unrevoke_certificate(id: str):
+    return ok({"success": True, "certificate": certificates.set_revoked(_me(), id, False, None)})
+
+
+# ---------------------------------------------------------------- invoices (manage_invoices)
+@router.get("/api/admin/invoices", middlewares=[require_permission("manage_invoices")],
+            summary="List invoices", description="Query page, limit, search, user_id, date_from, date_to.")
+def list_invoices():
+    req, cursor = page_params(router)
+    f = filters(router, "search", "user_id", "date_from", "date_to")
+    items, total, exact, nxt = invoices.list_invoices(search=f.get("search"), user_id=f.get("user_id"),
+                                                      bounds=iso_bounds(f.get("date_from"), f.get("date_to")),
+                                                      offset=req.offset, limit=req.limit, cursor=cursor)
+    return ok(paginated("invoices", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/invoices/<id>/send", middlewares=[require_permission("manage_invoices")],
+             summary="Email an invoice", description="Body (optional) {to}; default the student's email. The PDF is "
+                                                     "attached. 202 with the queued email id.")
+def send_invoice(id: str):
+    body = parse_model(InvoiceSend, json_object(router, required=False))
+    return ok({"success": True, **invoices.send(_me(), id, body.to)}, 202)
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

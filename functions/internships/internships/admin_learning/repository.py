@@ -1,0 +1,272 @@
+"""DynamoDB access for the ADMIN learning routes.
+
+Certificate templates: ``pk="CERTTPL#<id>"``, ``sk="CERTTPL"``; ``gsi1pk="CERTTPLS"``,
+``gsi1sk="<created_at>#<id>"``. The active one is named by ``pk="CERTTPL"``, ``sk="ACTIVE"``
+(``template_id``), and carries ``is_active`` itself; activation flips both in one transaction.
+"""
+from __future__ import annotations
+
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed, Conflict
+
+from ..settings import settings
+
+INTERNAL = ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk")
+ACTIVE_KEY = ("CERTTPL", "ACTIVE")
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def clean(item: dict | None) -> dict | None:
+    return {k: v for k, v in item.items() if k not in INTERNAL} if item else None
+
+
+# ---------------------------------------------------------------- certificate templates
+def tpl_key(tid: str) -> tuple[str, str]:
+    return f"CERTTPL#{tid}", "CERTTPL"
+
+
+def get_template(tid: str) -> dict | None:
+    return clean(table().get(*tpl_key(tid), consistent=True))
+
+
+def list_templates(offset: int, limit: int, cursor: str | None):
+    from ..admin_common import repository as listing
+
+    return listing.page_items("CERTTPLS", index="gsi1", offset=offset, limit=limit, cursor=cursor)
+
+
+def count_templates() -> int:
+    return int((table().get("COUNTER#CERTTPL", "TOTAL") or {}).get("all", 0))
+
+
+def active_pointer() -> dict | None:
+    return table().get(*ACTIVE_KEY, consistent=True)
+
+
+def _activation_ops(tid: str, previous: str | None, now: str) -> list[dict]:
+    ops: list[dict] = [{"put": {"pk": ACTIVE_KEY[0], "sk": ACTIVE_KEY[1], "template_id": tid, "updated_at": now},
+                        "condition": "attribute_not_exists(pk) OR template_id = :prev" if previous else
+                        "attribute_not_exists(pk)",
+                        "values": {":prev": previous} if previous else None}]
+    if previous and previous != tid:
+        ops.append({"update": tpl_key(previous), "set": {"is_active": False}, "condition": "attribute_exists(pk)"})
+    return ops
+
+
+def create_template(tpl: dict, *, activate: bool, previous_active: str | None, now: str) -> None:
+    item = {"pk": tpl_key(tpl["id"])[0], "sk": "CERTTPL", "gsi1pk": "CERTTPLS",
+            "gsi1sk": f"{tpl['created_at']}#{tpl['id']}", **tpl}
+    ops: list[dict] = [{"put": item, "condition": "attribute_not_exists(pk)"},
+                       {"update": ("COUNTER#CERTTPL", "TOTAL"), "add": {"all": 1}}]
+    if activate:
+        ops += _activation_ops(tpl["id"], previous_active, now)
+    try:
+        table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
+    except ConditionFailed:
+        raise Conflict("The active template changed concurrently; retry") from None
+
+
+def update_template(tid: str, sets: dict, *, activate: bool | None, previous_active: str | None,
+                    now: str) -> None:
+    ops: list[dict] = [{"update": tpl_key(tid), "set": sets, "condition": "attribute_exists(pk)"}]
+    if activate is True:
+        ops += _activation_ops(tid, previous_active, now)
+    elif activate is False and previous_active == tid:
+        ops.append({"delete": ACTIVE_KEY, "condition": "template_id = :me", "values": {":me": tid}})
+    try:
+        table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
+    except ConditionFailed:
+        raise Conflict("The template changed concurrently; retry") from None
+
+
+# ---------------------------------------------------------------- shared list helpers
+def count(name: str) -> int:
+    return int((table().get("COUNTERS", name) or {}).get("count", 0))
+
+
+def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None, exists: list[str] = ()):
+    from boto3.dynamodb.conditions import Attr
+
+    expr = None
+
+    def add(c):
+        nonlocal expr
+        expr = c if expr is None else expr & c
+
+    for k, v in (eq or {}).items():
+        add(Attr(k).eq(v))
+    for k in exists:
+        add(Attr(k).exists())
+    if contains_any:
+        attrs, q = contains_any
+        c = None
+        for a in attrs:
+            for variant in dict.fromkeys([q, q.lower(), q.title(), q.upper()]):
+                cc = Attr(a).contains(variant)
+                c = cc if c is None else c | cc
+        add(c)
+    return expr
+
+
+def page(pk: str, index: str, *, flt=None, bounds=None, offset: int, limit: int, cursor: str | None):
+    from ..admin_common import repository as listing
+
+    return listing.page_items(pk, index=index, filter=flt, sk_between=bounds, offset=offset, limit=limit,
+                              cursor=cursor)
+
+
+def count_query(pk: str, index: str, *, flt=None, bounds=None) -> tuple[int, bool]:
+    from ..admin_common import repository as listing
+
+    return listing.count_items(pk, index=index, filter=flt, sk_between=bounds)
+
+
+# ---------------------------------------------------------------- enrollments & milestones (JOURNEY's keys)
+def get_enrollment(eid: str) -> dict | None:
+    return clean(table().get(f"ENROLL#{eid}", "ENROLL", consistent=True))
+
+
+def milestones_of(eid: str) -> list[dict]:
+    return [clean(m) for m in table().query_all(f"ENROLL#{eid}", sk_prefix="MS#", consistent=True, max_items=200)]
+
+
+def get_domain(did: str) -> dict | None:
+    return clean(table().get(f"DOMAIN#{did}", "DOMAIN"))
+
+
+def set_enrollment(e: dict, sets: dict, remove: list[str] | None = None) -> dict:
+    try:
+        return clean(table().update(f"ENROLL#{e['id']}", "ENROLL", set=sets, remove=remove or None,
+                                    condition="#st = :old", names={"#st": "status"}, values={":old": e["status"]},
+                                    must_exist=True))
+    except ConditionFailed:
+        raise Conflict("The enrollment was changed by someone else; reload and retry") from None
+
+
+def cancel_enrollment(e: dict, now: str) -> None:
+    """The accounts/enrollments slice's cancel transaction (status, index, counters, open guard,
+    coupon use given back when unpaid)."""
+    from ..enrollments import repository as enrollments
+
+    try:
+        enrollments.cancel(e, release_coupon=e["status"] == "pending" and e.get("payment_status") != "paid",
+                           now=now)
+    except ConditionFailed:
+        raise Conflict("The enrollment was changed by someone else; reload and retry") from None
+
+
+def create_missing_milestones(items: list[dict]) -> int:
+    """Put each milestone item (keys included) only if absent — never overwrites one that exists —
+    with its status counter in the same transaction."""
+    from .. import counters
+
+    created = 0
+    for item in items:
+        try:
+            table().transact([{"put": item, "condition": "attribute_not_exists(pk)"},
+                              *counters.milestone_status_ops(None, item["status"])])
+            created += 1
+        except ConditionFailed:
+            continue
+    return created
+
+
+def set_milestone_count(eid: str, n: int, now: str) -> None:
+    table().update(f"ENROLL#{eid}", "ENROLL", set={"milestone_count": n, "updated_at": now}, must_exist=True)
+
+
+# ---------------------------------------------------------------- certificates & invoices (JOURNEY's keys)
+def get_certificate(cid: str) -> dict | None:
+    return clean(table().get(f"CERT#{cid}", "CERT", consistent=True))
+
+
+def set_revoked(cid: str, revoked: bool, sets: dict, remove: list[str]) -> dict:
+    ops = [{"update": (f"CERT#{cid}", "CERT"), "set": {**sets, "revoked": revoked}, "remove": remove or None,
+            "condition": "attribute_exists(pk) AND " + ("(attribute_not_exists(revoked) OR revoked = :f)" if revoked
+                                                        else "revoked = :t"),
+            "values": {":f": False} if revoked else {":t": True}},
+           {"update": ("COUNTERS", "certificates#revoked"), "add": {"count": 1 if revoked else -1}}]
+    table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
+    return get_certificate(cid) or {}
+
+
+def get_invoice(iid: str) -> dict | None:
+    return clean(table().get(f"INVOICE#{iid}", "INVOICE", consistent=True))
+
+
+def mark_invoice_sent(iid: str, email_id: str, now: str) -> None:
+    table().update(f"INVOICE#{iid}", "INVOICE", set={"last_sent_at": now, "last_email_id": email_id},
+                   add={"send_count": 1}, must_exist=True)
+
+
+# ---------------------------------------------------------------- resources (ADMIN writes, JOURNEY reads)
+def res_key(rid: str) -> tuple[str, str]:
+    return f"RESOURCE#{rid}", "RESOURCE"
+
+
+def resource_item(r: dict) -> dict:
+    return {"pk": f"RESOURCE#{r['id']}", "sk": "RESOURCE",
+            "gsi1pk": f"DOMAIN#{r['domain_id']}#RESOURCES",
+            "gsi1sk": f"W#{int(r['week']):03d}#{int(r.get('position', 0)):04d}#{r['id']}",
+            "gsi2pk": "RESOURCES", "gsi2sk": f"{r['created_at']}#{r['id']}", **r}
+
+
+def get_resource(rid: str) -> dict | None:
+    return clean(table().get(*res_key(rid), consistent=True))
+
+
+def create_resource(r: dict) -> None:
+    table().transact([{"put": resource_item(r), "condition": "attribute_not_exists(pk)"},
+                      {"update": ("COUNTERS", "resources"), "add": {"count": 1}}])
+
+
+def replace_resource(r: dict, expected_updated_at: str) -> None:
+    try:
+        table().put(resource_item(r), condition="attribute_exists(pk) AND updated_at = :u",
+                    values={":u": expected_updated_at})
+    except ConditionFailed:
+        raise Conflict("The resource was changed by someone else; reload and retry") from None
+
+
+def delete_resource(rid: str) -> bool:
+    try:
+        table().transact([{"delete": res_key(rid), "condition": "attribute_exists(pk)"},
+                          {"update": ("COUNTERS", "resources"), "add": {"count": -1}}])
+    except ConditionFailed:
+        return False
+    return True
+
+
+def s3_put(key: str, data: bytes, content_type: str) -> None:
+    from lambdakit import aws
+
+    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=data, ContentType=content_type,
+                                ServerSideEncryption="AES256")
+
+
+def presign(method: str, key: str, expires: int, content_type: str | None = None) -> str:
+    from lambdakit import aws
+
+    params = {"Bucket": settings().files_bucket, "Key": key}
+    if content_type and method == "put_object":
+        params["ContentType"] = content_type
+    return aws.client("s3").generate_presigned_url(method, Params=params, ExpiresIn=expires)
+
+
+def set_submission(eid: str, status: str, remarks: str, admin_id: str, now: str) -> None:
+    try:
+        table().update(f"ENROLL#{eid}", "ENROLL",
+                       set={"project_status": status, "submission_remarks": remarks,
+                            "submission_reviewed_by": admin_id, "submission_reviewed_at": now, "updated_at": now},
+                       condition="attribute_exists(submitted_at) AND (attribute_not_exists(project_status) "
+                                 "OR project_status = :s)", values={":s": "submitted"}, must_exist=True)
+    except ConditionFailed:
+        raise Conflict("The submission was already decided") from None
+
+
+def enrollments_by_ids(eids: list) -> dict[str, dict]:
+    keys = [(f"ENROLL#{e}", "ENROLL") for e in dict.fromkeys(eids) if e]
+    return {i["id"]: clean(i) for i in table().batch_get(keys)} if keys else {}

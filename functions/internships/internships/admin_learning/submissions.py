@@ -1,0 +1,80 @@
+"""Final-project submissions (``POST /api/enrollments/{id}/submit``) and milestone submissions.
+
+A final-project submission lives on its enrollment (``submission_email``, ``submitted_at``,
+``project_status``: ``submitted`` → ``approved`` | ``rejected``). Approving completes the enrollment
+and issues the certificate through the review package's approve (every milestone must be reviewed);
+then the project is marked approved. Rejecting keeps the enrollment active so the student resubmits.
+"""
+from __future__ import annotations
+
+from lambdakit import clock
+from lambdakit.errors import Conflict, NotFound, ValidationFailed
+
+from .. import activity
+from . import repository as repo
+
+SUB_STATUSES = ("submitted", "approved", "rejected")
+MILESTONE_STATUSES = ("pending", "submitted", "reviewed", "rejected")
+
+
+def list_submissions(*, status, search, offset, limit, cursor):
+    if status and status not in SUB_STATUSES:
+        raise ValidationFailed(f"status must be one of {', '.join(SUB_STATUSES)}", fields={"status": "Unknown"})
+    eq = {"project_status": status} if status and status != "submitted" else {}
+    flt = repo.attr_filter(eq, (["student_name", "student_email", "domain_name", "submission_email"], search)
+                           if search else None, exists=["submitted_at"])
+    if status == "submitted":
+        from boto3.dynamodb.conditions import Attr
+
+        flt = flt & (Attr("project_status").not_exists() | Attr("project_status").eq("submitted"))
+    items, nxt = repo.page("ENROLLS", "gsi2", flt=flt, offset=offset, limit=limit, cursor=cursor)
+    total, exact = repo.count_query("ENROLLS", "gsi2", flt=flt)
+    out = [{"id": e["id"], "enrollmentId": e["id"], "user_id": e.get("user_id"), "student_name": e.get("student_name"),
+            "student_email": e.get("student_email"), "domain_name": e.get("domain_name"),
+            "submission_email": e.get("submission_email"), "submitted_at": e.get("submitted_at"),
+            "project_status": e.get("project_status", "submitted"), "remarks": e.get("submission_remarks"),
+            "enrollment_status": e.get("status")} for e in items]
+    return out, total, exact, nxt
+
+
+def decide(p, eid: str, approve: bool, remarks: str) -> dict:
+    admin_id = p.user_id
+    e = repo.get_enrollment(eid)
+    if not e or not e.get("submitted_at"):
+        raise NotFound("Submission not found")
+    current = e.get("project_status", "submitted")
+    if current != "submitted":
+        raise Conflict(f"Submission already {current}")
+    if not approve and len(remarks) < 3:
+        raise ValidationFailed("remarks are required when rejecting", fields={"remarks": "Required"})
+    now = clock.now_iso()
+    new = "approved" if approve else "rejected"
+    completed = False
+    if approve:
+        from ..admin_review import service as review
+
+        _, completed = review.approve(p, eid, False)  # idempotent; 409 while milestones are unreviewed
+    repo.set_submission(eid, new, remarks, admin_id, now)
+    activity.record(admin_id, f"submission.{'approve' if approve else 'reject'}", "submission", eid,
+                    before={"project_status": current}, after={"project_status": new, "remarks": remarks})
+    return {"enrollmentId": eid, "project_status": new, "remarks": remarks,
+            "completed": completed or e.get("status") == "completed"}
+
+
+def milestone_submissions(*, status, enrollment_id, offset, limit, cursor):
+    if status and status not in MILESTONE_STATUSES:
+        raise ValidationFailed(f"status must be one of {', '.join(MILESTONE_STATUSES)}", fields={"status": "Unknown"})
+    st = status or "submitted"
+    flt = repo.attr_filter({"enrollment_id": enrollment_id} if enrollment_id else None)
+    items, nxt = repo.page(f"MILESTONES#{st}", "gsi1", flt=flt, offset=offset, limit=limit, cursor=cursor)
+    if flt is None:
+        total, exact = repo.count(f"milestones#{st}"), True
+    else:
+        total, exact = repo.count_query(f"MILESTONES#{st}", "gsi1", flt=flt)
+    enr = repo.enrollments_by_ids([m.get("enrollment_id") for m in items])
+    for m in items:
+        e = enr.get(m.get("enrollment_id")) or {}
+        m["student_name"] = e.get("student_name")
+        m["student_email"] = e.get("student_email")
+        m["domain_name"] = e.get("domain_name")
+    return items, total, exact, nxt

@@ -1,0 +1,185 @@
+"""Admin people routes: users, users-list, roles, students, leads, activity logs,
+fix-google-avatars (one Lambda: AdminPeopleFunction)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model
+
+from ..activity import service as activity_service
+from ..admin_common.http import filters, page_params, paginated
+from ..auth import principal, require_permission, require_roles
+from ..http import build_app, lambda_entry, ok
+
+from . import leads, roles, users
+from .models import FixAvatars, LeadConvert, LeadPatch, RoleChange, RoleUpdate, UserCreate, UserUpdate
+
+router = APIGatewayHttpRouter()
+
+
+# ---------------------------------------------------------------- roles
+@router.get("/api/admin/roles", middlewares=[require_permission("manage_roles")],
+            summary="Role → permission table",
+            description="Every role with its effective permissions, its defaults and whether it is customised, "
+                        "plus the permission catalogue.")
+def list_roles():
+    return ok({"success": True, **roles.list_roles()})
+
+
+@router.get("/api/admin/roles/<role>", middlewares=[require_permission("manage_roles")],
+            summary="One role's permissions")
+def get_role(role: str):
+    return ok({"success": True, "role": roles.describe(role)})
+
+
+@router.put("/api/admin/roles/<role>", middlewares=[require_roles("super_admin")],
+            summary="Replace a role's permissions (super_admin only)",
+            description="Body {permissions: [..]} replaces the set; {reset: true} restores the defaults; "
+                        "optional version for optimistic concurrency (409 on mismatch). manage_users and "
+                        "manage_roles stay super_admin only.")
+def put_role(role: str):
+    body = parse_model(RoleUpdate, json_object(router))
+    me = principal(router)
+    return ok({"success": True, "role": roles.update(me.user_id, role, body.permissions, reset=body.reset,
+                                                     version=body.version)})
+
+
+# ---------------------------------------------------------------- activity logs
+@router.get("/api/admin/activity-logs", middlewares=[require_permission("view_activity_logs")],
+            summary="Admin activity log",
+            description="Newest first. Query page, limit, admin_id, action_type, entity_type, search, date_from, "
+                        "date_to (ISO dates; date_to inclusive), cursor.")
+def activity_logs():
+    req, cursor = page_params(router)
+    f = filters(router, "admin_id", "action_type", "entity_type", "search", "date_from", "date_to")
+    dims = {k: f[k] for k in ("admin_id", "action_type", "entity_type") if k in f}
+    logs, total, exact, nxt = activity_service.list_logs(
+        dims, search=f.get("search"), date_from=f.get("date_from"), date_to=f.get("date_to"),
+        offset=req.offset, limit=req.limit, cursor=cursor)
+    return ok(paginated("logs", logs, req, total, nxt, exact))
+
+
+# ---------------------------------------------------------------- users (super_admin: manage_users)
+def _me():
+    return principal(router).user_id
+
+
+@router.get("/api/admin/users", middlewares=[require_permission("manage_users")],
+            summary="List users", description="Query page, limit, search (name, email, phone), role, cursor.")
+def list_users():
+    req, cursor = page_params(router)
+    f = filters(router, "search", "role")
+    items, total, exact, nxt = users.list_users(role=f.get("role"), search=f.get("search"), offset=req.offset,
+                                                limit=req.limit, cursor=cursor)
+    return ok(paginated("users", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/users", middlewares=[require_permission("manage_users")],
+             summary="Create a staff user",
+             description="Body {email, password, name, role (admin|super_admin|project_admin|reviewer; default "
+                         "reviewer), phone?}. 201 with the user; 409 duplicate email.")
+def create_user():
+    body = parse_model(UserCreate, json_object(router))
+    return ok({"success": True, "user": users.create(_me(), body.model_dump())}, 201)
+
+
+@router.get("/api/admin/users/<id>", middlewares=[require_permission("manage_users")], summary="One user")
+def get_user(id: str):
+    return ok({"success": True, "user": users.get(id)})
+
+
+@router.put("/api/admin/users/<id>", middlewares=[require_permission("manage_users")],
+            summary="Update a user's profile",
+            description="Any profile field, plus disabled (boolean). Email and role are not editable here; "
+                        "null clears an optional field.")
+def update_user(id: str):
+    body = parse_model(UserUpdate, json_object(router))
+    return ok({"success": True, "user": users.update(_me(), id, body.model_dump(exclude_unset=True))})
+
+
+@router.delete("/api/admin/users/<id>", middlewares=[require_permission("manage_users")],
+               summary="Delete a user", description="Not yourself, and never the last super_admin.")
+def delete_user(id: str):
+    users.delete(_me(), id)
+    return ok({"success": True, "message": "User deleted"})
+
+
+@router.put("/api/admin/users/<id>/role", middlewares=[require_permission("manage_users")],
+            summary="Change a user's role", description="Body {role}. Not your own; never the last super_admin.")
+def set_user_role(id: str):
+    body = parse_model(RoleChange, json_object(router))
+    return ok({"success": True, "user": users.set_role(_me(), id, body.role)})
+
+
+@router.get("/api/admin/users-list", middlewares=[require_permission("view_users")],
+            summary="Compact user list", description="id, name, email, role; query page, limit, search, role.")
+def users_list():
+    req, cursor = page_params(router)
+    f = filters(router, "search", "role")
+    items, total, exact, nxt = users.users_list(role=f.get("role"), search=f.get("search"), offset=req.offset,
+                                                limit=req.limit, cursor=cursor)
+    return ok(paginated("users", items, req, total, nxt, exact))
+
+
+@router.get("/api/admin/students", middlewares=[require_permission("view_students")],
+            summary="Simplified student list", description="Query page, limit, search, cursor.")
+def students():
+    req, cursor = page_params(router)
+    f = filters(router, "search")
+    items, total, exact, nxt = users.students(search=f.get("search"), offset=req.offset, limit=req.limit,
+                                              cursor=cursor)
+    return ok(paginated("students", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/fix-google-avatars", middlewares=[require_permission("manage_users")],
+             summary="Proxy Google avatar URLs",
+             description="Rewrites avatar_url values on Google's image host to /api/proxy-image?url=<encoded>. "
+                         "Body (optional) {dryRun, limit}. Idempotent.")
+def fix_google_avatars():
+    body = parse_model(FixAvatars, json_object(router, required=False))
+    return ok({"success": True, **users.fix_google_avatars(_me(), dry_run=body.dryRun, limit=body.limit)})
+
+
+# ---------------------------------------------------------------- leads (manage_leads)
+@router.get("/api/admin/leads", middlewares=[require_permission("manage_leads")],
+            summary="List leads",
+            description="Query page, limit, domain, status (new|contacted|qualified|converted|lost), search, "
+                        "date_from, date_to, cursor.")
+def list_leads():
+    req, cursor = page_params(router)
+    f = filters(router, "domain", "status", "search", "date_from", "date_to")
+    items, total, exact, nxt = leads.list_leads(status=f.get("status"), domain=f.get("domain"),
+                                                search=f.get("search"), date_from=f.get("date_from"),
+                                                date_to=f.get("date_to"), offset=req.offset, limit=req.limit,
+                                                cursor=cursor)
+    return ok(paginated("leads", items, req, total, nxt, exact))
+
+
+@router.post("/api/admin/leads/<id>/convert", middlewares=[require_permission("manage_leads")],
+             summary="Convert a lead into a student account",
+             description="Optional body {email, name, phone} fills what the lead lacks. Creates the student, "
+                         "emails a set-password link (also returned), marks the lead converted. 409 if already "
+                         "converted or the email has an account.")
+def convert_lead(id: str):
+    body = parse_model(LeadConvert, json_object(router, required=False))
+    return ok({"success": True, **leads.convert(_me(), id, body.model_dump(exclude_none=True))}, 201)
+
+
+@router.patch("/api/admin/leads/<id>", middlewares=[require_permission("manage_leads")],
+              summary="Update a lead", description="Body {status?, notes?}; status converted only via convert.")
+def patch_lead(id: str):
+    body = parse_model(LeadPatch, json_object(router))
+    changes = body.model_dump(exclude_unset=True)
+    if "status" in changes and changes["status"] is None:
+        changes.pop("status")
+    return ok({"success": True, "lead": leads.update(_me(), id, changes)})
+
+
+@router.delete("/api/admin/leads/<id>", middlewares=[require_permission("manage_leads")], summary="Delete a lead")
+def delete_lead(id: str):
+    leads.delete(_me(), id)
+    return ok({"success": True, "message": "Lead deleted"})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+
+class RoleUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    permissions: Optional[list[str]] = Field(None, max_length=64)
+    reset: StrictBool = False
+    version: Optional[int] = Field(None, ge=0)
+
+
+StaffRole = Literal["admin", "super_admin", "project_admin", "reviewer"]
+AnyRole = Literal["student", "admin", "super_admin", "project_admin", "reviewer"]
+
+
+class UserCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    email: str = Field(min_length=3, max_length=254)
+    password: str = Field(min_length=8, max_length=128)
+    name: str = Field(min_length=1, max_length=100)
+    role: StaffRole = "reviewer"
+    phone: Optional[str] = Field(None, max_length=20)
+
+
+class UserUpdate(BaseModel):
+    """Fields staff may edit; email and role are not here (role has its own route)."""
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    name: Optional[str] = Field(None, min_length=1, max_length=100)
+    phone: Optional[str] = Field(None, max_length=20)
+    college: Optional[str] = Field(None, max_length=200)
+    degree: Optional[str] = Field(None, max_length=100)
+    branch: Optional[str] = Field(None, max_length=100)
+    year_of_study: Optional[int] = Field(None, ge=1, le=10)
+    graduation_year: Optional[int] = Field(None, ge=1950, le=2100)
+    birthday: Optional[str] = Field(None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    gender: Optional[str] = Field(None, max_length=30)
+    city: Optional[str] = Field(None, max_length=100)
+    state: Optional[str] = Field(None, max_length=100)
+    country: Optional[str] = Field(None, max_length=100)
+    linkedin_url: Optional[str] = Field(None, max_length=300, pattern=r"^https?://")
+    github_url: Optional[str] = Field(None, max_length=300, pattern=r"^https?://")
+    avatar_url: Optional[str] = Field(None, max_length=1000)
+    disabled: Optional[StrictBool] = None
+
+
+class RoleChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: AnyRole
+
+
+LeadStatus = Literal["new", "contacted", "qualified", "converted", "lost"]
+
+
+class LeadPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    status: Optional[LeadStatus] = None
+    notes: Optional[str] = Field(None, max_length=5000)
+
+
+class LeadConvert(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    email: Optional[str] = Field(None, min_length=3, max_length=254)
+    name: Optional[str] = Field(None, min_length=1, max_length=100)
+    phone: Optional[str] = Field(None, max_length=20)
+
+
+class FixAvatars(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dryRun: StrictBool = False
+    limit: int = Field(1000, ge=1, le=5000)

@@ -1,0 +1,61 @@
+"""Milestone review (permission review_milestones), forced milestone status (admin, super_admin) and
+enrollment approval (permission manage_enrollments), each recorded in the activity log."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model
+
+from .. import activity
+from ..auth import principal, require_permission, require_roles
+from ..http import build_app, lambda_entry, ok
+from ..learning import service as milestones
+from ..learning.models import ForceStatus, ReviewMilestone
+from . import service
+from .models import ApproveEnrollment
+
+router = APIGatewayHttpRouter()
+
+
+@router.post("/api/admin/milestones/<id>/review", summary="Approve or reject a submitted milestone",
+             middlewares=[require_permission("review_milestones")],
+             description="{remarks, action: approve (default) | reject}: submitted → reviewed | rejected; "
+                         "409 when the milestone is not submitted.")
+def review(id: str):  # noqa: A002
+    p = principal(router)
+    data = parse_model(ReviewMilestone, json_object(router, required=False))
+    m = milestones.review(p, id, data)
+    activity.record(p.user_id, f"milestone_{data.action}", "milestone", id, after={"status": m["status"],
+                                                                                  "remarks": data.remarks})
+    return ok({"success": True, "message": f"Milestone {m['status']}", "milestone": milestones.view(m, False)})
+
+
+@router.post("/api/admin/milestones/<id>/force-status", summary="Set any milestone status",
+             middlewares=[require_roles("admin", "super_admin")])
+def force_status(id: str):  # noqa: A002
+    p = principal(router)
+    before, after = milestones.force_status(p, id, parse_model(ForceStatus, json_object(router)))
+    activity.record(p.user_id, "milestone_force_status", "milestone", id,
+                    before={"status": before["status"]}, after={"status": after["status"],
+                                                                "remarks": after.get("remarks")})
+    return ok({"success": True, "milestone": milestones.view(after, False)})
+
+
+@router.post("/api/admin/enrollments/<id>/approve", summary="Complete an enrollment and issue its certificate",
+             middlewares=[require_permission("manage_enrollments")],
+             description="Every milestone must be reviewed and the enrollment active, unless {force: true}. "
+                         "Idempotent for a completed enrollment.")
+def approve(id: str):  # noqa: A002
+    p = principal(router)
+    data = parse_model(ApproveEnrollment, json_object(router, required=False))
+    cert, created = service.approve(p, id, data.force)
+    if created:
+        activity.record(p.user_id, "approve", "enrollment", id, after={"status": "completed",
+                                                                       "certificateId": cert["certificateId"],
+                                                                       "force": data.force})
+    return ok({"success": True, "message": "Enrollment completed", "certificateId": cert["certificateId"],
+               "certificate": cert})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

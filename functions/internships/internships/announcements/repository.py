@@ -1,0 +1,98 @@
+"""Announcement items.
+
+* announcement: ``pk="ANN#<id>"``, ``sk="ANN"``; ``gsi1pk="ANNS"``, ``gsi1sk="<created_at>#<id>"`` (admin list);
+  ``gsi2pk="ANNLIVE"`` only while ``is_active`` and status is active or scheduled (the few candidates a
+  student's list is computed from), ``gsi2sk="<created_at>#<id>"``.
+* counters: ``pk="COUNTER#ANNOUNCEMENTS"``, ``sk="TOTAL"`` (``all``).
+* read mark: ``pk="ANNREAD#<user_id>"``, ``sk="<announcement_id>"`` (``read_at``).
+"""
+from __future__ import annotations
+
+from lambdakit import clock
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed
+
+from ..settings import settings
+
+MAX_LIVE = 300
+COUNTER = ("COUNTER#ANNOUNCEMENTS", "TOTAL")
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def key(ann_id: str) -> tuple[str, str]:
+    return f"ANN#{ann_id}", "ANN"
+
+
+def _index(item: dict) -> dict:
+    item = dict(item)
+    item["gsi1pk"], item["gsi1sk"] = "ANNS", f"{item['created_at']}#{item['id']}"
+    if item["is_active"] and item["status"] in ("active", "scheduled"):
+        item["gsi2pk"], item["gsi2sk"] = "ANNLIVE", f"{item['created_at']}#{item['id']}"
+    else:
+        item.pop("gsi2pk", None)
+        item.pop("gsi2sk", None)
+    return item
+
+
+def create(item: dict) -> None:
+    table().transact([{"put": {"pk": key(item["id"])[0], "sk": "ANN", "type": "announcement", **_index(item)},
+                       "condition": "attribute_not_exists(pk)"},
+                      {"update": COUNTER, "add": {"all": 1}}])
+
+
+def get(ann_id: str) -> dict | None:
+    return table().get(*key(ann_id), consistent=True)
+
+
+def replace(item: dict, expected_updated_at: str) -> bool:
+    try:
+        table().put({"pk": key(item["id"])[0], "sk": "ANN", "type": "announcement", **_index(item)},
+                    condition="attribute_exists(pk) AND updated_at = :u", values={":u": expected_updated_at})
+    except ConditionFailed:
+        return False
+    return True
+
+
+def delete(ann_id: str) -> dict | None:
+    try:
+        old = table().delete(*key(ann_id), condition="attribute_exists(pk)", return_old=True)
+    except ConditionFailed:
+        return None
+    table().increment(*COUNTER, {"all": -1})
+    return old
+
+
+def mark_email_queued(ann_id: str, count: int) -> bool:
+    try:
+        table().update(*key(ann_id), set={"email_queued_at": clock.now_iso(), "email_recipients": count},
+                       condition="attribute_not_exists(email_queued_at)", must_exist=True)
+    except ConditionFailed:
+        return False
+    return True
+
+
+def live() -> list[dict]:
+    return table().query_all("ANNLIVE", index="gsi2", max_items=MAX_LIVE)
+
+
+def page(offset: int, limit: int) -> tuple[list[dict], str | None]:
+    from ..admin_common import repository as listing
+
+    return listing.page_items("ANNS", index="gsi1", offset=offset, limit=limit)
+
+
+def total() -> int:
+    return int((table().get(*COUNTER) or {}).get("all", 0))
+
+
+def read_marks(user_id: str, ann_ids: list[str]) -> set[str]:
+    if not ann_ids:
+        return set()
+    return {i["sk"] for i in table().batch_get([(f"ANNREAD#{user_id}", a) for a in ann_ids])}
+
+
+def mark_read(user_id: str, ann_id: str) -> None:
+    table().update(f"ANNREAD#{user_id}", ann_id, set_if_absent={"read_at": clock.now_iso()})

@@ -1,0 +1,57 @@
+"""Access tokens: HS256 JWTs valid ``access_token_minutes`` (15), key from Secrets Manager."""
+from __future__ import annotations
+
+import jwt
+
+from lambdakit import clock, ids
+from lambdakit.errors import ServiceUnavailable
+
+from ..settings import settings
+from . import secrets_store
+
+ISSUER = "internships"
+AUDIENCE = "internships-api"
+
+
+def signing_key() -> str:
+    s = settings()
+    if s.jwt_secret:
+        return s.jwt_secret
+    if not s.jwt_secret_arn:
+        raise ServiceUnavailable("Authentication is not configured")
+    return secrets_store.secret_string(s.jwt_secret_arn)
+
+
+def issue_access_token(user: dict) -> tuple[str, int]:
+    """``(token, max_age_seconds)`` for a user item."""
+    ttl = settings().access_token_minutes * 60
+    now = int(clock.now_ts())
+    claims = {
+        "sub": user["id"], "role": user.get("role", "student"), "email": user.get("email", ""),
+        "name": user.get("name", ""), "iat": now, "nbf": now, "exp": now + ttl, "iss": ISSUER, "aud": AUDIENCE,
+        "typ": "access", "jti": ids.new_id(),
+    }
+    return jwt.encode(claims, signing_key(), algorithm="HS256"), ttl
+
+
+def decode_access_token(token: str) -> dict | None:
+    """Claims of a valid token, else ``None`` (bad signature, expired, wrong type...)."""
+    if not token or len(token) > 4096:
+        return None
+    try:
+        claims = jwt.decode(
+            token, signing_key(), algorithms=["HS256"], audience=AUDIENCE, issuer=ISSUER,
+            options={"require": ["exp", "iat", "sub", "iss", "aud"], "verify_exp": False, "verify_iat": False,
+                     "verify_nbf": False},
+        )
+    except jwt.PyJWTError:
+        return None
+    # Time claims are checked against the service clock (one source of time; tests shift it).
+    now = clock.now_ts()
+    try:
+        exp, nbf = int(claims["exp"]), int(claims.get("nbf", claims["iat"]))
+    except (TypeError, ValueError):
+        return None
+    if claims.get("typ") != "access" or exp <= now or nbf > now + 5:
+        return None
+    return claims

@@ -1,0 +1,36 @@
+"""Public catalogue: GET /api/domains, GET /api/domains/{slug}; POST /api/coupons/validate."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model
+
+from ..auth import require_user
+from ..coupons import service as coupons
+from ..http import build_app, lambda_entry, ok
+from . import service
+from .models import CouponValidateRequest
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/domains", summary="Active domains (public)")
+def list_domains():
+    return ok({"success": True, "domains": service.list_active()}, headers={"Cache-Control": "public, max-age=60"})
+
+
+@router.get("/api/domains/<slug>", summary="One active domain by slug (public)")
+def get_domain(slug: str):
+    return ok({"success": True, "domain": service.by_slug(slug)})
+
+
+@router.post("/api/coupons/validate", summary="Check a coupon for a domain and amount", middlewares=[require_user],
+             description="200 {valid, discount, coupon, finalAmount}; an unusable coupon is valid:false with a "
+                         "message (no use is consumed here).")
+def validate_coupon():
+    data = parse_model(CouponValidateRequest, json_object(router))
+    return ok({"success": True, **coupons.validate(data.code, data.domainId, data.amount)})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,80 @@
+"""Domain (programme track) bodies. Admin fields fixed by the issue:
+``{name, slug, description, prices: {"1","2","3"}: INR, milestones: [{title, description}], is_active}``."""
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_MILESTONES = 20
+
+
+class MilestonePlan(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    title: str = Field(min_length=1, max_length=200)
+    description: str = Field(default="", max_length=4000)
+
+
+def _check_prices(v: dict | None) -> dict | None:
+    if v is None:
+        return v
+    if not isinstance(v, dict):
+        raise ValueError("prices must be an object keyed by duration")
+    out = {}
+    for k, price in v.items():
+        if str(k) not in ("1", "2", "3"):
+            raise ValueError("price keys must be \"1\", \"2\" or \"3\"")
+        if isinstance(price, bool) or not isinstance(price, (int, float)) or price < 0 or price > 10_000_000:
+            raise ValueError("prices must be non-negative numbers (INR)")
+        out[str(k)] = round(float(price), 2)
+    return out
+
+
+def _check_slug(v: str | None) -> str | None:
+    if v is not None and not SLUG.match(v):
+        raise ValueError("slug must be lower-case letters, digits and single dashes")
+    return v
+
+
+class _DomainRules(BaseModel):
+    @field_validator("prices", mode="before", check_fields=False)
+    @classmethod
+    def _prices(cls, v):
+        return _check_prices(v)
+
+    @field_validator("slug", check_fields=False)
+    @classmethod
+    def _slug(cls, v):
+        return _check_slug(v)
+
+
+class DomainIn(_DomainRules):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    name: str = Field(min_length=1, max_length=120)
+    slug: str | None = Field(default=None, min_length=1, max_length=80)
+    description: str = Field(default="", max_length=10_000)
+    prices: dict[str, float] = Field(min_length=1)
+    milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES)
+    is_active: bool = True
+
+
+class DomainPatch(_DomainRules):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    name: str | None = Field(default=None, min_length=1, max_length=120)
+    slug: str | None = Field(default=None, min_length=1, max_length=80)
+    description: str | None = Field(default=None, max_length=10_000)
+    prices: dict[str, float] | None = Field(default=None, min_length=1)
+    milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES)
+    is_active: bool | None = None
+
+
+class CouponValidateRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    code: str = Field(min_length=1, max_length=40)
+    domainId: str | None = Field(default=None, max_length=64)
+    amount: float | None = Field(default=None, ge=0, le=10_000_000)

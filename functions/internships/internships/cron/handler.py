@@ -1,0 +1,63 @@
+"""CronFunction: ``GET /api/cron/<job>`` (Bearer CRON_SECRET) and EventBridge schedule events
+(``{"job": "<job>"}``) run the same code (``jobs.run``)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.errors import Unauthorized
+from lambdakit.http import header
+from lambdakit.openapi import doc
+from lambdakit.security import constant_time_equals
+
+from ..http import build_app, lambda_entry, logger, ok
+from . import jobs
+from . import repository as repo
+
+router = APIGatewayHttpRouter()
+
+
+def _authorize() -> None:
+    value = header(router, "authorization") or ""
+    scheme, _, token = value.partition(" ")
+    secret = repo.cron_secret()
+    if scheme.lower() != "bearer" or not secret or not constant_time_equals(token.strip(), secret):
+        raise Unauthorized("Unauthorized")
+
+
+def _route(job: str):
+    def handler():
+        _authorize()
+        return ok(jobs.run(job))
+
+    handler.__name__ = "cron_" + job.replace("-", "_")
+    return handler
+
+
+_SUMMARIES = {
+    "process-emails": "Process the email queue (daily 06:00 UTC)",
+    "inactive-students": "Re-engagement emails to inactive students (daily 09:00 UTC)",
+    "deadline-reminders": "Deadline reminders (daily 08:00 UTC); response {ok, sent, skipped}",
+    "job-alerts": "Weekly domain-matched job digest (Monday 09:00 UTC)",
+}
+for _job in jobs.JOBS:
+    router.get(f"/api/cron/{_job}", summary=_SUMMARIES[_job],
+               description="Requires Authorization: Bearer <CRON_SECRET>; idempotent per UTC day.",
+               openapi_extensions=doc(errors=(401,)))(_route(_job))
+
+app = build_app(router)
+_http = lambda_entry(app)
+
+
+def lambda_handler(event: dict, context) -> dict:
+    if isinstance(event, dict) and "requestContext" in event and "routeKey" in event:
+        return _http(event, context)
+    job = (event or {}).get("job") if isinstance(event, dict) else None
+    if job not in jobs.JOBS:
+        detail = (event or {}).get("detail") if isinstance(event, dict) else None
+        job = detail.get("job") if isinstance(detail, dict) else None
+    if job not in jobs.JOBS:
+        logger.error("unknown scheduled job")
+        return {"ok": False, "error": "unknown job"}
+    result = jobs.run(job)
+    logger.info("scheduled job done", extra={"job": job, "result": result})
+    return result

@@ -1,0 +1,53 @@
+"""Certificates and invoices: my-certificates, public verify, certificate PDF download (added),
+my-invoices, invoice PDF (owner only)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import client_ip, int_query
+
+from ..auth import principal, require_user
+from ..http import build_app, lambda_entry, ok
+from . import service
+
+router = APIGatewayHttpRouter()
+
+
+def _pdf(filename: str, data: bytes) -> Response:
+    return Response(status_code=200, content_type="application/pdf", body=data,
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
+                             "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"})
+
+
+@router.get("/api/certificates/my-certificates", summary="The caller's certificates", middlewares=[require_user])
+def my_certificates():
+    return ok({"success": True, "certificates": service.my_certificates(principal(router))})
+
+
+@router.get("/api/certificates/verify/<certificateId>", summary="Verify a certificate (public, rate limited)",
+            description="200 {valid, certificate}; 404 unknown or revoked; 410 expired; 429 over the limit.")
+def verify(certificateId: str):  # noqa: N803
+    return ok({"success": True, **service.verify(certificateId, client_ip(router))})
+
+
+@router.get("/api/certificates/<certificateId>/download", summary="Certificate PDF (owner or manage_certificates)",
+            middlewares=[require_user])
+def download_certificate(certificateId: str):  # noqa: N803
+    return _pdf(*service.certificate_pdf(principal(router), certificateId))
+
+
+@router.get("/api/invoices/my-invoices", summary="The caller's invoices (limit, offset)", middlewares=[require_user])
+def my_invoices():
+    limit = int_query(router, "limit", 20, minimum=1, maximum=100)
+    offset = int_query(router, "offset", 0, minimum=0, maximum=10_000)
+    return ok({"success": True, **service.my_invoices(principal(router), limit, offset)})
+
+
+@router.get("/api/invoices/<id>/download-simple", summary="Invoice PDF (owner only)", middlewares=[require_user])
+def download_invoice(id: str):  # noqa: A002
+    return _pdf(*service.invoice_pdf(principal(router), id))
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,222 @@
+"""PDF rendering with fpdf2 (imported lazily) and a Unicode TTF font, so non-Latin names render.
+
+The font ships in the ``ttf-opensans`` PyPI package (Latin, Greek, Cyrillic, Vietnamese). Where that
+package is missing (a developer machine) a system DejaVu Sans is used, and as a last resort the core
+Helvetica font with unsupported characters replaced.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+_SYSTEM_FONTS = (
+    ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"),
+)
+
+
+def font_files() -> tuple[str, str] | None:
+    try:
+        import ttf_opensans  # type: ignore[import-not-found]
+
+        base = Path(ttf_opensans.__file__).parent / "ttf"
+        reg, bold = base / "OpenSans-Regular.ttf", base / "OpenSans-Bold.ttf"
+        if reg.exists() and bold.exists():
+            return str(reg), str(bold)
+    except ImportError:
+        pass
+    for reg, bold in _SYSTEM_FONTS:
+        if Path(reg).exists() and Path(bold).exists():
+            return reg, bold
+    return None
+
+
+def _new_pdf(orientation: str):
+    from fpdf import FPDF
+
+    pdf = FPDF(orientation=orientation, unit="mm", format="A4")
+    pdf.set_auto_page_break(False)
+    files = font_files()
+    if files:
+        pdf.add_font("Body", "", files[0])
+        pdf.add_font("Body", "B", files[1])
+        family = "Body"
+    else:  # pragma: no cover - only without any TTF available
+        family = "Helvetica"
+    pdf.add_page()
+    return pdf, family, files is not None
+
+
+def _txt(s: str, unicode_ok: bool) -> str:
+    s = str(s if s is not None else "")
+    return s if unicode_ok else s.encode("latin-1", "replace").decode("latin-1")
+
+
+def _qr_png(data: str) -> bytes:
+    import qrcode
+
+    img = qrcode.make(data, box_size=8, border=2)
+    buf = io.BytesIO()
+    img.save(buf)
+    return buf.getvalue()
+
+
+DEFAULT_LAYOUT = {
+    "orientation": "landscape", "background_color": "#FFFFFF", "accent_color": "#1E4078", "text_color": "#222222",
+    "title": "Certificate of Completion", "subtitle": "This is to certify that",
+    "body": "has successfully completed the {duration}-month internship programme in",
+    "signature_name": "", "signature_title": "", "footer": "Certificate ID: {certificateId} - Issued {issueDate}",
+    "show_qr": True, "border": True, "name_and_domain": True,
+}
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    h = (hex_color or "#000000").lstrip("#")
+    try:
+        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+    except (ValueError, IndexError):
+        return 0, 0, 0
+
+
+def _fill(text: str, values: dict) -> str:
+    import re
+
+    return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m.group(1), "")), text or "")
+
+
+def certificate_pdf(c: dict, *, verify_url: str, issuer: str, layout: dict | None = None) -> bytes:
+    """Render a certificate. ``layout`` is an admin certificate template's layout (ADMIN's
+    ``CertificateLayout`` fields); its text may use {studentName}, {domainName}, {duration},
+    {issueDate}, {certificateId}, {expiryAt}. The font is always the Unicode TTF."""
+    lay = {**DEFAULT_LAYOUT, **(layout or {})}
+    if layout:  # an admin template's body already names the student and the domain
+        lay["name_and_domain"] = False
+    values = {"studentName": c["student_name"], "domainName": c["domain_name"], "duration": c["duration"],
+              "issueDate": c["issue_date"], "certificateId": c["certificate_id"],
+              "expiryAt": str(c.get("expiry_at") or "")[:10]}
+    portrait = lay["orientation"] == "portrait"
+    pdf, fam, uni = _new_pdf("P" if portrait else "L")
+    w, h = (210, 297) if portrait else (297, 210)
+    accent, text = _rgb(lay["accent_color"]), _rgb(lay["text_color"])
+    if lay["background_color"].upper() != "#FFFFFF":
+        pdf.set_fill_color(*_rgb(lay["background_color"]))
+        pdf.rect(0, 0, w, h, style="F")
+    if lay["border"]:
+        pdf.set_draw_color(*accent)
+        pdf.set_line_width(2)
+        pdf.rect(8, 8, w - 16, h - 16)
+        pdf.set_line_width(0.5)
+        pdf.rect(12, 12, w - 24, h - 24)
+    y = 30 if not portrait else 45
+    pdf.set_text_color(*accent)
+    pdf.set_font(fam, "B", 30 if not portrait else 24)
+    pdf.set_xy(15, y)
+    pdf.multi_cell(w - 30, 14, _txt(_fill(lay["title"], values), uni), align="C")
+    y = pdf.get_y() + 8
+    pdf.set_text_color(*text)
+    pdf.set_font(fam, "", 14)
+    pdf.set_xy(20, y)
+    pdf.multi_cell(w - 40, 8, _txt(_fill(lay["subtitle"], values), uni), align="C")
+    y = pdf.get_y() + 4
+    if lay["name_and_domain"]:
+        pdf.set_font(fam, "B", 28)
+        pdf.set_xy(20, y)
+        pdf.multi_cell(w - 40, 14, _txt(c["student_name"], uni), align="C")
+        y = pdf.get_y() + 4
+    pdf.set_font(fam, "", 14)
+    pdf.set_xy(30, y)
+    pdf.multi_cell(w - 60, 8, _txt(_fill(lay["body"], values), uni), align="C")
+    y = pdf.get_y() + 6
+    if lay["name_and_domain"]:
+        pdf.set_font(fam, "B", 20)
+        pdf.set_text_color(*accent)
+        pdf.set_xy(20, y)
+        pdf.multi_cell(w - 40, 12, _txt(c["domain_name"], uni), align="C")
+    pdf.set_text_color(*text)
+    pdf.set_font(fam, "", 11)
+    base = h - 60
+    lines = [_fill(lay["footer"], values)]
+    if c.get("expiry_at"):
+        lines.append(f"Valid until: {values['expiryAt']}")
+    if lay["signature_name"]:
+        lines += ["", lay["signature_name"], lay["signature_title"]]
+    lines.append(issuer)
+    for i, line in enumerate(lines):
+        pdf.set_xy(25, base + i * 7)
+        pdf.cell(w / 2, 7, _txt(line, uni))
+    if lay["show_qr"]:
+        pdf.image(io.BytesIO(_qr_png(verify_url)), x=w - 70, y=h - 75, w=42, h=42)
+        pdf.set_font(fam, "", 8)
+        pdf.set_xy(w - 90, h - 32)
+        pdf.cell(82, 5, _txt("Scan to verify", uni), align="C")
+    return bytes(pdf.output())
+
+
+def _money(v: float) -> str:
+    return f"INR {float(v):,.2f}"
+
+
+def invoice_pdf(inv: dict, *, seller: dict) -> bytes:
+    pdf, fam, uni = _new_pdf("P")
+    pdf.set_font(fam, "B", 20)
+    pdf.set_xy(15, 15)
+    pdf.cell(180, 10, _txt("TAX INVOICE", uni))
+    pdf.set_font(fam, "", 10)
+    y = 30
+    for line in [seller.get("name", ""), seller.get("address", ""),
+                 f"GSTIN: {seller['gstin']}" if seller.get("gstin") else "", f"State: {seller.get('state', '')}"]:
+        if line:
+            pdf.set_xy(15, y)
+            pdf.cell(100, 5, _txt(line, uni))
+            y += 5
+    pdf.set_font(fam, "B", 10)
+    for i, (k, v) in enumerate([("Invoice No.", inv["number"]), ("Invoice Date", inv["invoice_date"]),
+                                ("Payment ID", inv.get("payment_id") or "-")]):
+        pdf.set_xy(120, 30 + i * 6)
+        pdf.cell(35, 5, _txt(k, uni))
+        pdf.set_font(fam, "", 10)
+        pdf.cell(45, 5, _txt(v, uni))
+        pdf.set_font(fam, "B", 10)
+    pdf.set_xy(15, 60)
+    pdf.cell(100, 6, _txt("Billed to", uni))
+    pdf.set_font(fam, "", 10)
+    y = 66
+    for line in [inv.get("student_name"), inv.get("student_email"), inv.get("student_phone"),
+                 f"Place of supply: {inv.get('student_state') or seller.get('state', '')}"]:
+        if line:
+            pdf.set_xy(15, y)
+            pdf.cell(120, 5, _txt(line, uni))
+            y += 5
+    # items table
+    y = 95
+    pdf.set_fill_color(230, 236, 245)
+    pdf.set_font(fam, "B", 10)
+    pdf.set_xy(15, y)
+    pdf.cell(120, 8, _txt("Description", uni), border=1, fill=True)
+    pdf.cell(60, 8, _txt("Amount", uni), border=1, fill=True, align="R")
+    pdf.set_font(fam, "", 10)
+    rows = [(f"Internship programme: {inv['domain_name']} ({inv['duration']} month(s)) - SAC 999293",
+             _money(inv.get("price", inv["amount"])))]
+    if float(inv.get("discount") or 0):
+        rows.append((f"Discount{' (' + inv['coupon_code'] + ')' if inv.get('coupon_code') else ''}",
+                     "- " + _money(inv["discount"])))
+    rows.append(("Taxable value", _money(inv["taxable_value"])))
+    rate = float(inv["gst_rate"])
+    if inv["tax_mode"] == "intra":
+        rows += [(f"CGST @ {rate / 2:g}%", _money(inv["cgst"])), (f"SGST @ {rate / 2:g}%", _money(inv["sgst"]))]
+    else:
+        rows.append((f"IGST @ {rate:g}%", _money(inv["igst"])))
+    for desc, amt in rows:
+        y += 8
+        pdf.set_xy(15, y)
+        pdf.cell(120, 8, _txt(desc, uni), border=1)
+        pdf.cell(60, 8, _txt(amt, uni), border=1, align="R")
+    y += 8
+    pdf.set_font(fam, "B", 11)
+    pdf.set_xy(15, y)
+    pdf.cell(120, 9, _txt("Total (tax inclusive)", uni), border=1, fill=True)
+    pdf.cell(60, 9, _txt(_money(inv["amount"]), uni), border=1, fill=True, align="R")
+    pdf.set_font(fam, "", 8)
+    pdf.set_xy(15, y + 16)
+    pdf.multi_cell(180, 4, _txt("This is a computer-generated invoice and does not require a signature. "
+                                "Prices are inclusive of GST.", uni))
+    return bytes(pdf.output())

@@ -1,0 +1,54 @@
+"""Certificates (``CERT#<id>``), invoices (``INVOICE#<id>``) and their PDFs in the files bucket."""
+from __future__ import annotations
+
+from lambdakit import aws
+
+from ..settings import settings
+from ..store import clean as _clean
+from ..store import table
+
+
+
+
+def certificate(cert_id: str) -> dict | None:
+    if not cert_id or len(cert_id) > 40:
+        return None
+    return _clean(table().get(f"CERT#{cert_id}", "CERT"))
+
+
+def certificates_for_user(uid: str) -> list[dict]:
+    return [_clean(i) for i in table().query_all(f"USER#{uid}#CERTS", index="gsi1", forward=False, max_items=200)]
+
+
+def invoice(invoice_id: str) -> dict | None:
+    if not invoice_id or len(invoice_id) > 64:
+        return None
+    return _clean(table().get(f"INVOICE#{invoice_id}", "INVOICE"))
+
+
+def invoices_for_user(uid: str, limit: int, offset: int) -> list[dict]:
+    items, cursor = table().query(f"USER#{uid}#INVOICES", index="gsi1", forward=False, limit=offset + limit)
+    return [_clean(i) for i in items[offset:offset + limit]]
+
+
+def invoice_count(uid: str) -> int:
+    u = table().get(f"USER#{uid}", "PROFILE", attributes=["invoice_count"]) or {}
+    return int(u.get("invoice_count", 0))
+
+
+def set_pdf_key(kind: str, item_id: str, key: str) -> None:
+    pk, sk = (f"CERT#{item_id}", "CERT") if kind == "certificate" else (f"INVOICE#{item_id}", "INVOICE")
+    table().update(pk, sk, set={"pdf_key": key}, must_exist=True)
+
+
+def put_pdf(key: str, data: bytes) -> None:
+    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=data, ContentType="application/pdf",
+                                ServerSideEncryption="AES256")
+
+
+def get_pdf(key: str) -> bytes | None:
+    s3 = aws.client("s3")
+    try:
+        return s3.get_object(Bucket=settings().files_bucket, Key=key)["Body"].read()
+    except s3.exceptions.NoSuchKey:
+        return None

@@ -1,0 +1,94 @@
+"""EngagementFunction: student announcements, notifications and jobs (signed-in users)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
+
+from ..announcements import service as announcements
+from ..announcements.models import MarkRead
+from ..auth import principal, require_user
+from ..http import build_app, lambda_entry, ok
+from ..jobs import service as jobs
+from ..notifications import service as notifications
+
+router = APIGatewayHttpRouter()
+AUTH = [require_user]
+
+
+@router.get("/api/announcements", middlewares=AUTH, summary="Active announcements for the caller",
+            description="Live announcements whose target_audience matches the caller, highest priority first, "
+                        "each with isRead; plus unreadCount.")
+def list_announcements():
+    me = principal(router)
+    return ok(announcements.list_for_user(me.user_id, me.role))
+
+
+@router.get("/api/announcements/unread-count", middlewares=AUTH, summary="Number of unread visible announcements",
+            openapi_extensions=doc())
+def unread_count():
+    me = principal(router)
+    return ok({"success": True, "count": announcements.unread_count(me.user_id, me.role)})
+
+
+@router.post("/api/announcements/<id>/read", middlewares=AUTH, summary="Mark one announcement read",
+             description="Idempotent; 404 when the announcement is unknown or not visible to the caller.",
+             openapi_extensions=doc(errors=(404,)))
+def read_announcement(id: str):  # noqa: A002
+    me = principal(router)
+    return ok(announcements.mark_read(me.user_id, me.role, id))
+
+
+@router.get("/api/notifications", middlewares=AUTH, summary="Notification feed (max 20, newest first)",
+            description="Unread announcements, enrollment status changes and milestone reviews.")
+def get_notifications():
+    me = principal(router)
+    return ok(notifications.feed(me.user_id, me.role))
+
+
+@router.post("/api/notifications", middlewares=AUTH, summary="Mark a notification read",
+             description="Body {announcementId} (spec) or {notificationId} (an id from the feed).",
+             openapi_extensions=doc(body="internships.announcements.models:MarkRead", errors=(400, 404)))
+def post_notifications():
+    me = principal(router)
+    body = parse_model(MarkRead, json_object(router))
+    return ok(notifications.mark_read(me.user_id, me.role, body.announcementId, body.notificationId))
+
+
+@router.get("/api/jobs", middlewares=AUTH, summary="Search jobs",
+            description="Query keyword and/or location (at least one, else 400), page, limit (max 50). "
+                        "suggestions=1&q=<text> returns title autocomplete instead.",
+            openapi_extensions=doc(errors=(400,)))
+def get_jobs():
+    if query(router, "suggestions") in ("1", "true"):
+        return ok(jobs.suggest(query(router, "q")))
+    return ok(jobs.search(query(router, "keyword"), query(router, "location"), query(router, "page"),
+                          query(router, "limit")))
+
+
+def _job_id_from_request():
+    body = json_object(router, required=False)
+    return body.get("jobId") if body else query(router, "jobId")
+
+
+@router.get("/api/jobs/saved", middlewares=AUTH, summary="The caller's saved jobs (newest first)")
+def get_saved():
+    return ok(jobs.saved(principal(router).user_id))
+
+
+@router.post("/api/jobs/saved", middlewares=AUTH, summary="Save a job", description="Body {jobId}; idempotent.",
+             openapi_extensions=doc(errors=(400, 404)))
+def post_saved():
+    return ok(jobs.save(principal(router).user_id, _job_id_from_request()))
+
+
+@router.delete("/api/jobs/saved", middlewares=AUTH, summary="Unsave a job",
+               description="Body {jobId} (or query jobId); 404 when it was not saved.",
+               openapi_extensions=doc(errors=(400, 404)))
+def delete_saved():
+    return ok(jobs.unsave(principal(router).user_id, _job_id_from_request()))
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,50 @@
+"""Read-only access to JOURNEY's items (users, enrollments, milestones) that ENGAGE needs.
+
+Key design: ``docs/internships-data-model.md``. Only this module knows those keys.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from lambdakit.ddb import Table
+
+from ..settings import settings
+
+MAX_PER_USER = 200
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def user(user_id: str) -> dict | None:
+    return table().get(f"USER#{user_id}", "PROFILE")
+
+
+def users(user_ids: list[str]) -> dict[str, dict]:
+    return {u["id"]: u for u in table().batch_get([(f"USER#{u}", "PROFILE") for u in user_ids]) if "id" in u}
+
+
+def enrollments_of(user_id: str) -> list[dict]:
+    return table().query_all(f"USER#{user_id}#ENROLLS", index="gsi1", max_items=MAX_PER_USER)
+
+
+def milestones_of(user_id: str) -> list[dict]:
+    return table().query_all(f"USER#{user_id}#MILESTONES", index="gsi2", max_items=MAX_PER_USER)
+
+
+def milestones_of_enrollment(enrollment_id: str) -> list[dict]:
+    return table().query_all(f"ENROLL#{enrollment_id}", sk_prefix="MS#", max_items=100)
+
+
+def enrollments_with_status(status: str) -> Iterator[dict]:
+    """Every enrollment in ``status`` (scheduled jobs and email fan-out only)."""
+    return table().iter_query(f"ENROLLS#{status}", index="gsi3")
+
+
+def users_with_role(role: str) -> Iterator[dict]:
+    return table().iter_query(f"ROLE#{role}", index="gsi2")
+
+
+def all_users() -> Iterator[dict]:
+    return table().iter_query("USERS", index="gsi1")

@@ -1,0 +1,63 @@
+"""Student enrollments and payments: create, my-enrollments, verify-payment, submit, cancel, and the
+gateway webhook (POST /api/payments/webhook, added by the issue)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import header, json_object, parse_model, raw_body
+
+from ..auth import principal, require_user
+from ..http import build_app, lambda_entry, ok
+from . import service
+from .models import CreateEnrollment, SubmitProject, VerifyPayment
+
+router = APIGatewayHttpRouter()
+
+
+@router.post("/api/enrollments/create", summary="Enroll in a domain (creates the payment order)",
+             middlewares=[require_user],
+             description="Students only. 400 bad duration or unusable coupon, 404 unknown domain, 409 when an "
+                         "active or pending enrollment in the domain exists or maxEnrollmentsPerStudent is reached.")
+def create():
+    data = parse_model(CreateEnrollment, json_object(router))
+    return ok({"success": True, "enrollment": service.create(principal(router), data)})
+
+
+@router.get("/api/enrollments/my-enrollments", summary="The caller's enrollments, newest first",
+            middlewares=[require_user])
+def my_enrollments():
+    return ok({"success": True, "enrollments": service.my_enrollments(principal(router))})
+
+
+@router.post("/api/enrollments/verify-payment", summary="Verify the checkout signature and activate",
+             middlewares=[require_user],
+             description="HMAC-SHA256(key_secret, order_id|paymentId), constant-time. Idempotent; a wrong "
+                         "signature is 400 and changes nothing.")
+def verify_payment():
+    data = parse_model(VerifyPayment, json_object(router))
+    return ok(service.verify_payment(principal(router), data))
+
+
+@router.post("/api/enrollments/<id>/submit", summary="Submit the final project", middlewares=[require_user])
+def submit(id: str):  # noqa: A002
+    data = parse_model(SubmitProject, json_object(router))
+    return ok({"success": True, "message": "Final project submitted",
+               "enrollment": service.submit_project(principal(router), id, data)})
+
+
+@router.post("/api/enrollments/<id>/cancel", summary="Cancel a pending or active enrollment",
+             middlewares=[require_user])
+def cancel(id: str):  # noqa: A002
+    return ok({"success": True, "message": "Enrollment cancelled", "enrollment": service.cancel(principal(router), id)})
+
+
+@router.post("/api/payments/webhook", summary="Payment gateway webhook (Razorpay format)",
+             description="X-Razorpay-Signature = HMAC-SHA256(webhook_secret, raw body); de-duplicated by "
+                         "x-razorpay-event-id; payment.captured activates the enrollment.")
+def webhook():
+    return ok(service.handle_webhook(raw_body(router), header(router, "x-razorpay-signature"),
+                                     header(router, "x-razorpay-event-id")))
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

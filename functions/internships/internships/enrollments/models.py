@@ -1,0 +1,27 @@
+"""Student enrollment bodies (camelCase, as the spec lists them)."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CreateEnrollment(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    domainId: str = Field(min_length=1, max_length=64)
+    duration: object = None
+    couponCode: str | None = Field(default=None, max_length=40)
+
+
+class VerifyPayment(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    enrollmentId: str = Field(min_length=1, max_length=64)
+    paymentId: str = Field(min_length=1, max_length=64)
+    orderId: str = Field(min_length=1, max_length=64)
+    signature: str = Field(min_length=1, max_length=256)
+
+
+class SubmitProject(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    submissionEmail: str = Field(min_length=3, max_length=254)

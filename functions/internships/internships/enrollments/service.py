@@ -1,0 +1,275 @@
+"""Enrollment rules: create (price − coupon, one open enrollment per domain, site-wide cap),
+payment verification and webhook activation (exactly once), project submission, cancellation.
+
+States: ``pending`` (order created) → ``active`` (paid: milestones + invoice + email) →
+``completed`` (admin approve: certificate) ; ``pending|active`` → ``cancelled`` by the student.
+``paymentStatus``: ``created`` → ``paid`` (or ``failed`` from the webhook; ``free`` when a coupon
+covers the whole price, which activates at once).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+
+from lambdakit import clock, ids
+from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
+
+from .. import notify
+from ..accounts import repository as users
+from ..catalog import repository as domains
+from ..coupons import repository as coupon_repo
+from ..coupons import service as coupons
+from ..documents import invoices
+from ..learning import plan as milestone_plan
+from ..settings import settings
+from . import gateway
+from . import repository as repo
+
+logger = logging.getLogger("internships.enrollments")
+DURATIONS = (1, 2, 3)
+
+
+# ---------------------------------------------------------------- views
+def view(e: dict) -> dict:
+    return {
+        "id": e["id"], "domainId": e["domain_id"], "domainName": e.get("domain_name"),
+        "domainSlug": e.get("domain_slug"), "duration": e["duration"], "price": e.get("price"),
+        "amount": e["amount"], "discount": e["discount"], "couponCode": e.get("coupon_code"),
+        "status": e["status"], "paymentStatus": e["payment_status"], "orderId": e.get("order_id"),
+        "paymentId": e.get("payment_id"), "invoiceId": e.get("invoice_id"), "invoiceNumber": e.get("invoice_number"),
+        "certificateId": e.get("certificate_id"), "milestoneCount": e.get("milestone_count", 0),
+        "submissionEmail": e.get("submission_email"), "submittedAt": e.get("submitted_at"),
+        "createdAt": e["created_at"], "activatedAt": e.get("activated_at"), "paidAt": e.get("paid_at"),
+        "completedAt": e.get("completed_at"), "cancelledAt": e.get("cancelled_at"),
+        "endDate": e.get("end_date"),
+    }
+
+
+def _duration(raw) -> int:
+    if isinstance(raw, bool):
+        raise BadRequest("Invalid duration: must be 1, 2 or 3")
+    if isinstance(raw, str) and raw.strip().isdigit():
+        raw = int(raw.strip())
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    if not isinstance(raw, int) or raw not in DURATIONS:
+        raise BadRequest("Invalid duration: must be 1, 2 or 3")
+    return raw
+
+
+def _owned(eid: str, user_id: str, *, consistent: bool = True) -> dict:
+    e = repo.get(eid, consistent=consistent)
+    if not e or e["user_id"] != user_id:
+        raise NotFound("Enrollment not found")
+    return e
+
+
+def _max_open() -> int | None:
+    raw = domains.site_settings().get("maxEnrollmentsPerStudent")
+    try:
+        n = int(raw)
+    except (TypeError, ValueError):
+        return None
+    return n if n > 0 else None
+
+
+# ---------------------------------------------------------------- create
+def create(p, data) -> dict:
+    if p.role != "student":
+        raise Forbidden("Only students can enroll")
+    duration = _duration(data.duration)
+    domain = domains.get(data.domainId)
+    if not domain or not domain.get("is_active"):
+        raise NotFound("Domain not found")
+    price = (domain.get("prices") or {}).get(str(duration))
+    if price is None:
+        raise BadRequest("This duration is not offered for the domain")
+    price = round(float(price), 2)
+    coupon = None
+    discount = 0.0
+    if data.couponCode:
+        coupon = coupons.usable(data.couponCode, domain["id"])
+        discount = coupons.discount_for(coupon, price)
+    amount = round(max(0.0, price - discount), 2)
+    user = users.get_user(p.user_id, consistent=True)
+    if not user:
+        raise NotFound("User not found")
+    now = clock.now_iso()
+    eid = ids.sortable_id()
+    amount_paise = int(round(amount * 100))
+    e = {
+        "id": eid, "user_id": p.user_id, "student_name": user.get("name", ""), "student_email": user["email"],
+        "domain_id": domain["id"], "domain_name": domain["name"], "domain_slug": domain["slug"],
+        "plan": domain.get("milestones", []), "duration": duration, "price": price, "discount": discount,
+        "amount": amount, "amount_paise": amount_paise, "status": "pending", "payment_status": "created",
+        "created_at": now, "updated_at": now,
+    }
+    if coupon:
+        e.update(coupon_code=coupon["code"], coupon_id=coupon["id"])
+    order = None
+    if amount_paise > 0:
+        gw = gateway.gateway()
+        order = gw.create_order(amount_paise, eid, {"enrollment_id": eid, "domain": domain["slug"]})
+        e.update(order_id=order["id"], gateway=gw.name)
+    try:
+        repo.create(e, coupon_op=coupon_repo.redeem_op(coupon, now) if coupon else None, max_open=_max_open())
+    except repo.CreateRefused as r:
+        raise {
+            "open": Conflict("You already have an active or pending enrollment in this domain"),
+            "limit": Conflict("Maximum number of enrollments per student reached"),
+            "domain": NotFound("Domain not found"),
+            "coupon": BadRequest("Coupon is no longer valid (usage limit reached or expired)"),
+        }.get(r.what, Conflict("Could not create the enrollment, please retry")) from None
+    if amount_paise == 0:
+        e = activate(e, payment_id=None, source="free")
+    body = view(e)
+    body["order"] = None if order is None else {
+        "orderId": order["id"], "amount": amount_paise, "currency": "INR", "keyId": gateway.credentials().key_id}
+    return body
+
+
+# ---------------------------------------------------------------- activation (exactly once)
+def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
+    """Move a pending enrollment to active with its milestones, invoice and confirmation email.
+    Idempotent: an already active/completed paid enrollment is returned as it is."""
+    if e["status"] in ("active", "completed") and e["payment_status"] in ("paid", "free"):
+        return e
+    if e["status"] != "pending":
+        raise Conflict(f"Enrollment is {e['status']}")
+    s = settings()
+    now = clock.now_iso()
+    domain = domains.get(e["domain_id"])
+    plan = (domain or {}).get("milestones") or e.get("plan") or []
+    milestones = milestone_plan.build(e, plan, now)
+    user = users.get_user(e["user_id"], consistent=True) or {"name": e.get("student_name"),
+                                                             "email": e.get("student_email")}
+    end = clock.parse_iso(now)
+    fields = {"status": "active", "payment_status": "free" if source == "free" else "paid", "activated_at": now,
+              "paid_at": now, "updated_at": now, "milestone_count": len(milestones), "payment_source": source,
+              "end_date": (end + _dt.timedelta(days=30 * int(e["duration"]))).date().isoformat()}
+    if payment_id:
+        fields["payment_id"] = payment_id
+    for attempt in range(8):
+        invoice = None
+        if e["amount"] > 0:
+            fy = invoices.financial_year(clock.now())
+            n = repo.invoice_sequence(fy) + 1
+            inv_id = ids.sortable_id()
+            invoice = invoices.build(inv_id, invoices.invoice_number(fy, n), fy, n, {**e, **fields}, user,
+                                     seller_state=s.seller_state, rate_percent=s.gst_rate_percent, issued_at=now)
+            fields.update(invoice_id=inv_id, invoice_number=invoice["number"])
+        try:
+            repo.activate(e, fields, milestones, invoice)
+            break
+        except ConditionFailed as exc:
+            if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+                cur = repo.get(e["id"], consistent=True)
+                if cur and cur["status"] in ("active", "completed") and cur["payment_status"] in ("paid", "free"):
+                    return cur  # someone else (browser or webhook) activated it first
+                raise Conflict(f"Enrollment is {cur['status'] if cur else 'gone'}") from None
+            if attempt == 7:
+                raise
+    else:  # pragma: no cover
+        raise Conflict("Could not activate the enrollment, please retry")
+    e = {**e, **fields}
+    notify.send("enrollment", e.get("student_email") or user.get("email"), {
+        "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
+        "amount": f"{e['amount']:.2f}", "dashboardUrl": notify.dashboard_url(),
+    }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
+    return e
+
+
+def verify_payment(p, data) -> dict:
+    e = _owned(data.enrollmentId, p.user_id)
+    if not e.get("order_id") or data.orderId != e["order_id"]:
+        raise BadRequest("Order does not match this enrollment")
+    if not gateway.verify_checkout(e["order_id"], data.paymentId, data.signature):
+        raise BadRequest("Invalid payment signature")
+    if e["status"] == "cancelled":
+        repo.set_fields(e["id"], {"payment_status": "paid", "payment_id": data.paymentId, "refund_required": True,
+                                  "updated_at": clock.now_iso()}, condition="#st = :c", names={"#st": "status"},
+                        values={":c": "cancelled"})
+        raise Conflict("Enrollment was cancelled; the payment will be refunded")
+    e = activate(e, payment_id=data.paymentId, source="checkout")
+    return {"success": True, "message": "Payment verified", "enrollment": view(e)}
+
+
+def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> dict:
+    import json
+
+    if not gateway.verify_webhook(raw, signature):
+        raise BadRequest("Invalid webhook signature")
+    if not event_id or len(event_id) > 128:
+        raise BadRequest("Missing x-razorpay-event-id")
+    if repo.webhook_seen(event_id):
+        return {"success": True, "duplicate": True}
+    try:
+        body = json.loads(raw)
+        event = body["event"]
+        entity = body["payload"]["payment"]["entity"]
+        order_id, payment_id = str(entity["order_id"]), str(entity["id"])
+    except (ValueError, KeyError, TypeError):
+        raise BadRequest("Unsupported webhook payload") from None
+    result = "ignored"
+    e = repo.enrollment_for_order(order_id)
+    if e is None:
+        result = "unknown_order"
+    elif event in ("payment.captured", "order.paid"):
+        if int(entity.get("amount", -1)) != int(e.get("amount_paise", -2)):
+            logger.warning("webhook amount mismatch", extra={"enrollment_id": e["id"]})
+            result = "amount_mismatch"
+        elif e["status"] == "cancelled":
+            repo.set_fields(e["id"], {"payment_status": "paid", "payment_id": payment_id, "refund_required": True,
+                                      "updated_at": clock.now_iso()}, condition="#st = :c",
+                            names={"#st": "status"}, values={":c": "cancelled"})
+            result = "refund_required"
+        else:
+            activate(e, payment_id=payment_id, source="webhook")
+            result = "activated"
+    elif event == "payment.failed" and e["status"] == "pending":
+        try:
+            repo.set_fields(e["id"], {"payment_status": "failed", "updated_at": clock.now_iso()},
+                            condition="#st = :p AND payment_status <> :paid", names={"#st": "status"},
+                            values={":p": "pending", ":paid": "paid"})
+        except ConditionFailed:
+            pass
+        result = "failed_recorded"
+    repo.mark_webhook(event_id, clock.now_iso(), int(clock.now_ts()) + 30 * 86400)
+    return {"success": True, "result": result}
+
+
+# ---------------------------------------------------------------- student actions
+def my_enrollments(p) -> list[dict]:
+    return [view(e) for e in repo.list_for_user(p.user_id)]
+
+
+def submit_project(p, eid: str, data) -> dict:
+    from ..accounts.service import normalize_email
+
+    email = normalize_email(data.submissionEmail)
+    e = _owned(eid, p.user_id)
+    now = clock.now_iso()
+    try:
+        e = repo.set_fields(eid, {"submission_email": email, "submitted_at": now, "updated_at": now,
+                                  "project_status": "submitted"},
+                            condition="#st = :a AND user_id = :u", names={"#st": "status"},
+                            values={":a": "active", ":u": p.user_id})
+    except ConditionFailed:
+        raise Conflict("Only an active enrollment accepts a project submission") from None
+    notify.send("submission", e.get("student_email"), {"name": e.get("student_name", ""),
+                                                       "domainName": e["domain_name"]},
+                dedupe_key=f"submission-{eid}-{now}", user_id=p.user_id)
+    return view(e)
+
+
+def cancel(p, eid: str) -> dict:
+    e = _owned(eid, p.user_id)
+    if e["status"] not in ("pending", "active"):
+        raise Conflict(f"A {e['status']} enrollment cannot be cancelled")
+    now = clock.now_iso()
+    try:
+        repo.cancel(e, release_coupon=e["status"] == "pending" and e.get("payment_status") != "paid", now=now)
+    except ConditionFailed:
+        raise Conflict("The enrollment changed meanwhile; reload and retry") from None
+    return view({**e, "status": "cancelled", "cancelled_at": now})
+

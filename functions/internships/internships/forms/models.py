@@ -1,0 +1,123 @@
+"""Request bodies of the public forms."""
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+_PHONE = re.compile(r"^\+?[0-9][0-9 ()\-]{5,18}[0-9]$")
+
+
+def normalise_email(value: str) -> str:
+    from email_validator import EmailNotValidError, validate_email
+
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("A valid email is required")
+    try:
+        return validate_email(value.strip(), check_deliverability=False).normalized.lower()
+    except EmailNotValidError:
+        raise ValueError("A valid email is required") from None
+
+
+def _text(v, name: str, max_len: int, *, required: bool = True) -> str | None:
+    if v is None or (isinstance(v, str) and not v.strip()):
+        if required:
+            raise ValueError(f"{name} is required")
+        return None
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise ValueError(f"{name} must be a string")
+    s = " ".join(str(v).split())
+    if len(s) > max_len:
+        raise ValueError(f"{name} must be at most {max_len} characters")
+    return s
+
+
+class LeadIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str | None = None
+    domain: str | int | None = None
+    duration: str | int | None = None
+    phone: str | int | None = None
+    email: str | None = None
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, v):
+        return _text(v, "name", 100)
+
+    @field_validator("domain", mode="before")
+    @classmethod
+    def _domain(cls, v):
+        return _text(v, "domain", 100)
+
+    @field_validator("duration", mode="before")
+    @classmethod
+    def _duration(cls, v):
+        return _text(v, "duration", 40)
+
+    @field_validator("phone", mode="before")
+    @classmethod
+    def _phone(cls, v):
+        s = _text(v, "phone", 20)
+        if not _PHONE.match(s):
+            raise ValueError("phone must be a valid phone number")
+        return s
+
+    @field_validator("email", mode="before")
+    @classmethod
+    def _email(cls, v):
+        return None if v in (None, "") else normalise_email(v)
+
+
+class NewsletterIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    email: str = Field(default=None, validate_default=True)
+
+    @field_validator("email", mode="before")
+    @classmethod
+    def _email(cls, v):
+        return normalise_email(v)
+
+
+class ContactIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str = Field(default=None, validate_default=True)
+    email: str = Field(default=None, validate_default=True)
+    subject: str = Field(default=None, validate_default=True)
+    message: str = Field(default=None, validate_default=True)
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, v):
+        return _text(v, "name", 100)
+
+    @field_validator("email", mode="before")
+    @classmethod
+    def _email(cls, v):
+        return normalise_email(v)
+
+    @field_validator("subject", mode="before")
+    @classmethod
+    def _subject(cls, v):
+        return _text(v, "subject", 200)
+
+    @field_validator("message", mode="before")
+    @classmethod
+    def _message(cls, v):
+        if v is None or not isinstance(v, str) or not v.strip():
+            raise ValueError("message is required")
+        if len(v) > 5000:
+            raise ValueError("message must be at most 5000 characters")
+        return v.strip()
+
+
+class VisitIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    visitorId: str | None = Field(default=None, max_length=100)
+    path: str | None = Field(default=None, max_length=300)
+
+
+class FormResult(BaseModel):
+    success: bool
+    message: str | None = None
+    alreadySubscribed: bool | None = None

@@ -1,0 +1,81 @@
+"""Data access of the public forms.
+
+Items:
+* lead: ``pk="LEAD#<id>"``, ``sk="LEAD"``; ``gsi1pk="LEADS"``, ``gsi2pk="LEADSTATUS#<status>"``,
+  ``gsi3pk="LEADSOURCE#<source>"``, each ``gsiNsk="<created_at>#<id>"``; counters in
+  ``pk="COUNTER#LEADS"``, ``sk="TOTAL"`` (``all``, ``status:<s>``, ``source:<s>``).
+* newsletter subscriber: ``pk="NEWSLETTER#<email>"``, ``sk="SUBSCRIBER"``.
+* contact message: ``pk="CONTACT#<id>"``, ``sk="CONTACT"``; ``gsi1pk="CONTACTS"``; counter ``COUNTER#CONTACTS``.
+* visitors: marker ``pk="VISITOR#<day>"``, ``sk=<hash>`` (TTL 2 days) and counters
+  ``pk="COUNTER#VISITS"``, ``sk="DAY#<day>"`` / ``sk="TOTAL"`` (attribute ``visitors``).
+"""
+from __future__ import annotations
+
+from lambdakit import ratelimit
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed
+
+from ..settings import settings
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def rate_hit(subject: str, limit: int, window: int) -> ratelimit.RateDecision:
+    return ratelimit.hit(table(), subject, limit, window)
+
+
+def lead_ops(lead: dict) -> list[dict]:
+    key = f"{lead['created_at']}#{lead['id']}"
+    item = {"pk": f"LEAD#{lead['id']}", "sk": "LEAD", "type": "lead", **lead,
+            "gsi1pk": "LEADS", "gsi1sk": key,
+            "gsi2pk": f"LEADSTATUS#{lead['status']}", "gsi2sk": key,
+            "gsi3pk": f"LEADSOURCE#{lead['source']}", "gsi3sk": key}
+    return [{"put": item, "condition": "attribute_not_exists(pk)"},
+            {"update": ("COUNTER#LEADS", "TOTAL"),
+             "add": {"all": 1, f"status:{lead['status']}": 1, f"source:{lead['source']}": 1}}]
+
+
+def save_lead(lead: dict) -> None:
+    table().transact(lead_ops(lead))
+
+
+def subscribe(email: str, subscriber: dict, lead: dict) -> bool:
+    """Store a subscriber and its newsletter lead atomically; False if already subscribed."""
+    try:
+        table().transact([{"put": {"pk": f"NEWSLETTER#{email}", "sk": "SUBSCRIBER", "type": "subscriber", **subscriber},
+                           "condition": "attribute_not_exists(pk)"},
+                          {"update": ("COUNTER#NEWSLETTER", "TOTAL"), "add": {"all": 1}},
+                          *lead_ops(lead)])
+    except ConditionFailed as exc:
+        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            return False
+        raise
+    return True
+
+
+def save_contact(msg: dict) -> None:
+    key = f"{msg['created_at']}#{msg['id']}"
+    table().transact([
+        {"put": {"pk": f"CONTACT#{msg['id']}", "sk": "CONTACT", "type": "contact", **msg,
+                 "gsi1pk": "CONTACTS", "gsi1sk": key}, "condition": "attribute_not_exists(pk)"},
+        {"update": ("COUNTER#CONTACTS", "TOTAL"), "add": {"all": 1}},
+    ])
+
+
+def count_visit(day: str, visitor_hash: str, ttl: int) -> bool:
+    """Count a visitor once per day; False when already counted today."""
+    try:
+        table().transact([
+            {"put": {"pk": f"VISITOR#{day}", "sk": visitor_hash, "ttl": ttl}, "condition": "attribute_not_exists(pk)"},
+            {"update": ("COUNTER#VISITS", f"DAY#{day}"), "add": {"visitors": 1}},
+            {"update": ("COUNTER#VISITS", "TOTAL"), "add": {"visitors": 1}},
+        ])
+    except ConditionFailed:
+        return False
+    return True
+
+
+def site_settings() -> dict:
+    return table().get("SETTINGS", "SITE") or {}

@@ -1,0 +1,65 @@
+"""Weekly job digest (``job-alerts``, Monday 09:00 UTC).
+
+First refreshes the configured sources (the weekly fetch), then for every student with an
+active enrollment queues one ``job_alert`` with up to 10 jobs of the last 7 days whose
+title/company words match the enrollment's domain name. Dedupe key
+``job-alert:<user>:<ISO year-week>``: a second run the same day (or week) sends nothing.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from lambdakit import clock
+
+from ..engagement import people
+from ..mail.outbox import enqueue_ex
+from . import parse, service
+from . import repository as repo
+
+logger = logging.getLogger("internships.jobs")
+
+GENERIC = frozenset({"development", "developer", "engineering", "intern", "internship", "and", "science"})
+
+
+def jobs_for_domain(domain_name: str, since: str, limit: int = 10) -> list[dict]:
+    words = [w for w in parse.tokens(domain_name) if w not in GENERIC] or parse.tokens(domain_name)
+    ids: list[str] = []
+    for w in words[:5]:
+        for jid in repo.ids_for("JOBTOK", w, 50, since=since):
+            if jid not in ids:
+                ids.append(jid)
+    jobs = sorted(repo.get_jobs(ids[:100]), key=lambda j: j.get("posted_at", ""), reverse=True)
+    return jobs[:limit]
+
+
+def weekly_alerts() -> dict:
+    fetched = service.fetch_all()
+    now = clock.now()
+    since = clock.iso(now - dt.timedelta(days=7))
+    year, week, _ = now.isocalendar()
+    sent = skipped = 0
+    seen: set[str] = set()
+    cache: dict[str, list[dict]] = {}
+    for e in people.enrollments_with_status("active"):
+        uid = e.get("user_id")
+        if not uid or uid in seen or not e.get("student_email"):
+            continue
+        seen.add(uid)
+        domain = e.get("domain_name") or ""
+        if domain not in cache:
+            cache[domain] = jobs_for_domain(domain, since)
+        jobs = cache[domain]
+        if not jobs:
+            continue
+        data = {"name": e.get("student_name"), "domainName": domain, "count": len(jobs),
+                "jobs": [{"title": j["title"], "company": j.get("company", ""), "url": j["url"]} for j in jobs]}
+        try:
+            created = enqueue_ex("job_alert", e["student_email"], data,
+                                 dedupe_key=f"job-alert:{uid}:{year}-W{week:02d}", user_id=uid)[1]
+        except Exception:  # noqa: BLE001
+            logger.warning("could not queue a job alert")
+            continue
+        sent += int(created)
+        skipped += int(not created)
+    return {"sent": sent, "skipped": skipped, "fetched": {k: fetched[k] for k in ("added", "updated", "sources")}}

@@ -1,0 +1,39 @@
+"""Student learning: GET /api/milestones, POST /api/milestones/{id}/submit, GET /api/resources/{enrollmentId}."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import json_object, parse_model, query
+
+from ..auth import principal, require_user
+from ..http import build_app, lambda_entry, ok
+from . import service
+from .models import SubmitMilestone
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/milestones", summary="Milestones of an enrollment (query enrollmentId), with locks",
+            middlewares=[require_user])
+def list_milestones():
+    return ok({"success": True, **service.list_milestones(principal(router), query(router, "enrollmentId"))})
+
+
+@router.post("/api/milestones/<id>/submit", summary="Submit a milestone (notes ≥ 10 characters)",
+             middlewares=[require_user],
+             description="Needs status pending or rejected, the previous milestone reviewed and the enrollment "
+                         "active; 409 otherwise.")
+def submit(id: str):  # noqa: A002
+    data = parse_model(SubmitMilestone, json_object(router))
+    return ok({"success": True, "message": "Milestone submitted",
+               "milestone": service.submit(principal(router), id, data)})
+
+
+@router.get("/api/resources/<enrollmentId>", summary="Learning resources of the enrollment's domain, by week",
+            middlewares=[require_user])
+def resources(enrollmentId: str):  # noqa: N803
+    return ok({"success": True, **service.resources(principal(router), enrollmentId)})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

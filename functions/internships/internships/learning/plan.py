@@ -1,0 +1,48 @@
+"""Milestones of an enrollment, built from its domain's plan when the enrollment activates.
+
+Key: ``pk=ENROLL#<enrollment_id>``, ``sk=MS#<nn>``; id ``<enrollment_id>-<nn>`` parses back to the key.
+Due dates spread the duration (30 days per unit) evenly over the milestones.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from lambdakit import clock
+
+
+def milestone_id(enrollment_id: str, order: int) -> str:
+    return f"{enrollment_id}-{order:02d}"
+
+
+def parse_id(mid: str) -> tuple[str, int] | None:
+    eid, sep, n = (mid or "").rpartition("-")
+    if not sep or not eid or not n.isdigit() or len(mid) > 80:
+        return None
+    return eid, int(n)
+
+
+def key(enrollment_id: str, order: int) -> tuple[str, str]:
+    return f"ENROLL#{enrollment_id}", f"MS#{order:02d}"
+
+
+def index_attrs(m: dict, status: str, now: str) -> dict:
+    return {"gsi1pk": f"MILESTONES#{status}", "gsi1sk": f"{now}#{m['id']}"}
+
+
+def build(enrollment: dict, plan: list[dict], activated_at: str) -> list[dict]:
+    start = clock.parse_iso(activated_at)
+    n = len(plan)
+    total_days = 30 * int(enrollment["duration"])
+    out = []
+    for i, step in enumerate(plan, start=1):
+        mid = milestone_id(enrollment["id"], i)
+        pk, sk = key(enrollment["id"], i)
+        due = (start + dt.timedelta(days=total_days * i / n)).date().isoformat()
+        item = {"pk": pk, "sk": sk, "id": mid, "enrollment_id": enrollment["id"], "user_id": enrollment["user_id"],
+                "domain_id": enrollment["domain_id"], "order": i, "title": step["title"],
+                "description": step.get("description", ""), "status": "pending", "due_date": due,
+                "created_at": activated_at, "updated_at": activated_at,
+                "gsi2pk": f"USER#{enrollment['user_id']}#MILESTONES", "gsi2sk": f"{enrollment['id']}#{i:02d}"}
+        item.update(index_attrs(item, "pending", activated_at))
+        out.append(item)
+    return out

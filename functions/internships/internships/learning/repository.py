@@ -1,0 +1,55 @@
+"""Milestones (``ENROLL#<eid>`` / ``MS#<nn>``) and the resources students read (gsi1
+``DOMAIN#<domain_id>#RESOURCES``)."""
+from __future__ import annotations
+
+
+from .. import counters
+from ..store import clean as _clean
+from ..store import table
+from . import plan
+
+
+
+
+def list_for_enrollment(eid: str, *, consistent: bool = False) -> list[dict]:
+    return [_clean(i) for i in table().query_all(f"ENROLL#{eid}", sk_prefix="MS#", consistent=consistent,
+                                                 max_items=100)]
+
+
+def get(eid: str, order: int, *, consistent: bool = True) -> dict | None:
+    return _clean(table().get(*plan.key(eid, order), consistent=consistent))
+
+
+def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None, checks: list[dict] | None = None,
+                  now: str) -> dict:
+    """Conditional status change (``expect``: the status it must still have) with counters and index."""
+    pk, sk = plan.key(m["enrollment_id"], m["order"])
+    cond_values: dict = {}
+    cond = "attribute_exists(pk)"
+    if expect is not None:
+        cond += " AND #st = :expect"
+        cond_values[":expect"] = expect
+    ops: list[dict] = [
+        {"update": (pk, sk), "set": {**fields, "status": new_status, "updated_at": now,
+                                     **plan.index_attrs(m, new_status, now)},
+         "condition": cond, "names": {"#st": "status"}, **({"values": cond_values} if cond_values else {})},
+        *(checks or []),
+        *counters.milestone_status_ops(m["status"], new_status),
+    ]
+    table().transact(ops)
+    return {**m, **fields, "status": new_status, "updated_at": now}
+
+
+def status_check(eid: str, order: int, status: str) -> dict:
+    return {"check": plan.key(eid, order), "condition": "#st = :want", "names": {"#st": "status"},
+            "values": {":want": status}}
+
+
+def enrollment_check(eid: str, status: str) -> dict:
+    return {"check": (f"ENROLL#{eid}", "ENROLL"), "condition": "#st = :est", "names": {"#st": "status"},
+            "values": {":est": status}}
+
+
+def resources_for_domain(domain_id: str) -> list[dict]:
+    items = table().query_all(f"DOMAIN#{domain_id}#RESOURCES", index="gsi1", max_items=1000)
+    return [_clean(i) for i in items]

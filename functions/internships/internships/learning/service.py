@@ -1,0 +1,137 @@
+"""Milestone rules: listing with sequential locks, submission, review, forced status; resources.
+
+A milestone is locked while any earlier one is not ``reviewed``. Submit needs notes of at least 10
+characters, status ``pending`` or ``rejected``, the previous milestone ``reviewed`` and the
+enrollment ``active`` — all checked inside the same transaction as the write.
+"""
+from __future__ import annotations
+
+from lambdakit import clock
+from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
+
+from .. import notify
+from ..enrollments import repository as enrollments
+from . import plan
+from . import repository as repo
+
+STAFF_VIEW = ("review_milestones", "view_students", "manage_enrollments")
+
+
+def view(m: dict, locked: bool) -> dict:
+    return {"id": m["id"], "enrollmentId": m["enrollment_id"], "order": m["order"], "title": m["title"],
+            "description": m.get("description", ""), "status": m["status"], "locked": locked,
+            "dueDate": m.get("due_date"), "submissionNotes": m.get("submission_notes"),
+            "submissionUrl": m.get("submission_url"), "submittedAt": m.get("submitted_at"),
+            "remarks": m.get("remarks"), "reviewedAt": m.get("reviewed_at")}
+
+
+def with_locks(items: list[dict]) -> list[dict]:
+    out, open_ = [], True
+    for m in sorted(items, key=lambda x: x["order"]):
+        out.append(view(m, not open_))
+        open_ = open_ and m["status"] == "reviewed"
+    return out
+
+
+def _enrollment_for(p, eid: str) -> dict:
+    e = enrollments.get(eid)
+    if not e:
+        raise NotFound("Enrollment not found")
+    if e["user_id"] != p.user_id and not (p.is_staff and any(p.has(x) for x in STAFF_VIEW)):
+        raise NotFound("Enrollment not found")
+    return e
+
+
+def list_milestones(p, eid: str | None) -> dict:
+    if not eid:
+        raise BadRequest("enrollmentId is required")
+    e = _enrollment_for(p, eid)
+    return {"enrollmentId": e["id"], "enrollmentStatus": e["status"],
+            "milestones": with_locks(repo.list_for_enrollment(e["id"]))}
+
+
+def _milestone(mid: str) -> dict:
+    parsed = plan.parse_id(mid)
+    m = repo.get(*parsed) if parsed else None
+    if not m:
+        raise NotFound("Milestone not found")
+    return m
+
+
+def submit(p, mid: str, data) -> dict:
+    m = _milestone(mid)
+    if m["user_id"] != p.user_id:
+        raise NotFound("Milestone not found")
+    if len(data.submissionNotes) < 10:
+        raise BadRequest("submissionNotes must be at least 10 characters")
+    if m["status"] not in ("pending", "rejected"):
+        raise Conflict(f"A {m['status']} milestone cannot be submitted")
+    checks = [repo.enrollment_check(m["enrollment_id"], "active")]
+    if m["order"] > 1:
+        prev = repo.get(m["enrollment_id"], m["order"] - 1)
+        if not prev or prev["status"] != "reviewed":
+            raise Conflict("This milestone is locked until the previous one is reviewed")
+        checks.append(repo.status_check(m["enrollment_id"], m["order"] - 1, "reviewed"))
+    now = clock.now_iso()
+    fields = {"submission_notes": data.submissionNotes, "submitted_at": now}
+    if data.submissionUrl:
+        fields["submission_url"] = data.submissionUrl
+    try:
+        m = repo.change_status(m, "submitted", fields, expect=m["status"], checks=checks, now=now)
+    except ConditionFailed as exc:
+        r = exc.reasons
+        if len(r) > 1 and r[1] == "ConditionalCheckFailed":
+            raise Conflict("Only an active enrollment accepts milestone submissions") from None
+        if len(r) > 2 and r[2] == "ConditionalCheckFailed":
+            raise Conflict("This milestone is locked until the previous one is reviewed") from None
+        raise Conflict("The milestone changed meanwhile; reload and retry") from None
+    return view(m, False)
+
+
+def review(p, mid: str, data) -> dict:
+    m = _milestone(mid)
+    if m["status"] != "submitted":
+        raise Conflict(f"Only a submitted milestone can be reviewed (it is {m['status']})")
+    new = "reviewed" if data.action == "approve" else "rejected"
+    now = clock.now_iso()
+    try:
+        m = repo.change_status(m, new, {"remarks": data.remarks, "reviewed_at": now, "reviewed_by": p.user_id},
+                               expect="submitted", now=now)
+    except ConditionFailed:
+        raise Conflict("The milestone was reviewed meanwhile") from None
+    e = enrollments.get(m["enrollment_id"]) or {}
+    notify.send("milestone_approved" if new == "reviewed" else "milestone_rejected", e.get("student_email"),
+                {"name": e.get("student_name", ""), "milestoneTitle": m["title"], "remarks": data.remarks or "-"},
+                dedupe_key=f"milestone-{mid}-{new}-{now}", user_id=m["user_id"])
+    return m
+
+
+def force_status(p, mid: str, data) -> tuple[dict, dict]:
+    before = _milestone(mid)
+    now = clock.now_iso()
+    fields: dict = {"remarks": data.remarks, "forced_by": p.user_id, "forced_at": now}
+    if data.status == "reviewed":
+        fields.update(reviewed_at=now, reviewed_by=p.user_id)
+    try:
+        after = repo.change_status(before, data.status, fields, expect=before["status"], now=now)
+    except ConditionFailed:
+        raise Conflict("The milestone changed meanwhile; reload and retry") from None
+    return before, after
+
+
+def resources(p, eid: str) -> dict:
+    e = _enrollment_for(p, eid)
+    if e["user_id"] == p.user_id and e["status"] not in ("active", "completed"):
+        raise Forbidden("Resources are available once the enrollment is active")
+    weeks: dict[int, list] = {}
+    for r in repo.resources_for_domain(e["domain_id"]):
+        if r.get("is_active", True) is False:
+            continue
+        w = int(r.get("week") or 1)
+        weeks.setdefault(w, []).append({
+            "id": r["id"], "title": r.get("title", ""), "description": r.get("description", ""),
+            "type": r.get("resource_type") or r.get("type"), "url": r.get("url"), "week": w,
+            "position": r.get("position", 0)})
+    return {"enrollmentId": e["id"], "domainId": e["domain_id"],
+            "weeks": [{"week": w, "resources": sorted(items, key=lambda x: (x["position"], x["title"]))}
+                      for w, items in sorted(weeks.items())]}

@@ -1,0 +1,72 @@
+"""``enqueue``: the one way any internship domain sends an email.
+
+It writes the email item (``status: pending``) — idempotent on ``dedupe_key``
+through a conditional put — then drops a message on the SQS email queue. It
+never talks to SES and never raises because of the queue: if SQS is briefly
+unavailable the item stays pending and the ``process-emails`` sweep sends it.
+
+``attachments``: ``[{"filename": str, "content_type": str, "s3_key": str}]``;
+the worker reads each object from the files bucket (``INTERNSHIPS_FILES_BUCKET``).
+"""
+from __future__ import annotations
+
+import logging
+
+from lambdakit import clock, ids
+from lambdakit.errors import BadRequest
+
+from . import repository as repo
+from .templates import ALL_KINDS
+
+logger = logging.getLogger("internships.mail")
+
+
+def enqueue(template: str, to: str, data: dict, *, dedupe_key: str | None = None,
+            attachments: list[dict] | None = None, user_id: str | None = None) -> str:
+    """Queue one email; returns its id (the existing id when ``dedupe_key`` was seen before)."""
+    return enqueue_ex(template, to, data, dedupe_key=dedupe_key, attachments=attachments, user_id=user_id)[0]
+
+
+def _clean_attachments(attachments: list[dict] | None) -> list[dict]:
+    out = []
+    for a in attachments or []:
+        if not isinstance(a, dict) or not a.get("s3_key") or not a.get("filename"):
+            raise BadRequest("Each attachment needs filename and s3_key")
+        out.append({"filename": str(a["filename"])[:200], "s3_key": str(a["s3_key"]),
+                    "content_type": str(a.get("content_type") or "application/octet-stream")})
+    return out
+
+
+def enqueue_ex(template: str, to: str, data: dict, *, dedupe_key: str | None = None,
+               attachments: list[dict] | None = None, user_id: str | None = None) -> tuple[str, bool]:
+    """Like ``enqueue`` but also says whether a new email was created (False: dedupe hit)."""
+    if template not in ALL_KINDS:
+        raise BadRequest(f"Unknown email template: {template}")
+    to = (to or "").strip()
+    if not to or "@" not in to or len(to) > 254 or any(c in to for c in "\r\n,;<> "):
+        raise BadRequest("Invalid recipient address")
+    now = clock.now_iso()
+    email_id = ids.sortable_id()
+    created_key = f"{now}#{email_id}"
+    item = {
+        "pk": f"EMAILQ#{email_id}", "sk": "EMAILQ", "type": "email", "id": email_id,
+        "template": template, "to": to, "data": data or {}, "status": "pending",
+        "attempts": 0, "next_attempt_at": now, "created_at": now, "updated_at": now,
+        "attachments": _clean_attachments(attachments),
+        "gsi1pk": "EMAILS", "gsi1sk": created_key,
+        "gsi2pk": "EMAILSTATUS#pending", "gsi2sk": created_key,
+        "gsi3pk": f"EMAILTPL#{template}", "gsi3sk": created_key,
+    }
+    if dedupe_key:
+        item["dedupe_key"] = dedupe_key
+    if user_id:
+        item["user_id"] = user_id
+    try:
+        repo.insert_email(item, dedupe_key)
+    except repo.DuplicateEmail as dup:
+        return dup.email_id or "", False
+    try:
+        repo.send_work(email_id)
+    except Exception:  # noqa: BLE001 - never block the caller; the sweep picks it up
+        logger.warning("email queue unavailable; email left pending for the sweep", extra={"email_id": email_id})
+    return email_id, True

@@ -1,0 +1,218 @@
+"""Data access of the email queue (the only mail module touching DynamoDB, SQS, S3 and SES).
+
+Items (single table ``INTERNSHIPS_TABLE_NAME``):
+
+* email: ``pk="EMAILQ#<id>"``, ``sk="EMAILQ"``; ``gsi1pk="EMAILS"`` / ``gsi2pk="EMAILSTATUS#<status>"`` /
+  ``gsi3pk="EMAILTPL#<template>"``, each with sort key ``<created_at>#<id>``.
+* dedupe guard: ``pk="EMAILDEDUPE#<key>"``, ``sk="DEDUPE"`` → ``email_id``.
+* counters: ``pk="EMAILSTATS"``, ``sk="TOTAL"`` and ``sk="DAY#<yyyy-mm-dd>"`` (creation day), attributes
+  ``c_<status>_<template>`` and ``o_<template>`` (unique opens). Every status change moves the counters in
+  the same transaction as the email item, so totals never drift.
+* template override: ``pk="EMAILTPL#<kind>"``, ``sk="TEMPLATE"``.
+* sandbox message: ``pk="SANDBOXMAIL"``, ``sk="<sent_at>#<id>"`` (local provider).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lambdakit import aws, clock
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed
+
+from ..settings import settings
+
+STATS_PK = "EMAILSTATS"
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def email_key(email_id: str) -> tuple[str, str]:
+    return f"EMAILQ#{email_id}", "EMAILQ"
+
+
+def counter(status: str, template: str) -> str:
+    return f"c_{status}_{template}"
+
+
+class DuplicateEmail(Exception):
+    def __init__(self, email_id: str | None) -> None:
+        super().__init__("duplicate dedupe key")
+        self.email_id = email_id
+
+
+# ---------------------------------------------------------------- email items
+def insert_email(item: dict, dedupe_key: str | None) -> None:
+    """Write a new pending email with its counters (and dedupe guard) atomically."""
+    day = item["created_at"][:10]
+    c = {counter(item["status"], item["template"]): 1}
+    ops: list[dict] = [
+        {"put": item, "condition": "attribute_not_exists(pk)"},
+        {"update": (STATS_PK, "TOTAL"), "add": c},
+        {"update": (STATS_PK, f"DAY#{day}"), "add": c},
+    ]
+    if dedupe_key:
+        ops.insert(0, {"put": {"pk": f"EMAILDEDUPE#{dedupe_key}", "sk": "DEDUPE", "email_id": item["id"],
+                               "created_at": item["created_at"]},
+                       "condition": "attribute_not_exists(pk)"})
+    try:
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if dedupe_key and exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            existing = table().get(f"EMAILDEDUPE#{dedupe_key}", "DEDUPE", consistent=True)
+            raise DuplicateEmail(existing.get("email_id") if existing else None) from None
+        raise
+
+
+def get_email(email_id: str, *, consistent: bool = True) -> dict | None:
+    return table().get(*email_key(email_id), consistent=consistent)
+
+
+def transition(email: dict, to_status: str, *, expect: str | None = None, set: dict | None = None,
+               remove: list[str] | None = None, extra_condition: str | None = None,
+               names: dict | None = None, values: dict | None = None) -> bool:
+    """Move ``email`` from ``expect`` (default its current status) to ``to_status`` with its counters.
+
+    Returns False when the condition no longer holds (another worker won)."""
+    frm = expect or email["status"]
+    tpl = email["template"]
+    day = email["created_at"][:10]
+    created_key = f"{email['created_at']}#{email['id']}"
+    upd = {"status": to_status, "gsi2pk": f"EMAILSTATUS#{to_status}", "gsi2sk": created_key,
+           "updated_at": clock.now_iso(), **(set or {})}
+    cond = "#st = :from" + (f" AND ({extra_condition})" if extra_condition else "")
+    ops: list[dict] = [{"update": email_key(email["id"]), "set": upd, "remove": remove or None,
+                        "condition": cond, "names": {"#st": "status", **(names or {})},
+                        "values": {":from": frm, **(values or {})}}]
+    if frm != to_status:
+        delta = {counter(frm, tpl): -1, counter(to_status, tpl): 1}
+        ops.append({"update": (STATS_PK, "TOTAL"), "add": delta})
+        ops.append({"update": (STATS_PK, f"DAY#{day}"), "add": delta})
+    try:
+        table().transact(ops)
+    except ConditionFailed:
+        return False
+    return True
+
+
+def record_open(email_id: str, when: str) -> dict | None:
+    """Set ``opened_at`` on the first open only; returns the email when this call recorded it."""
+    t = table()
+    try:
+        item = t.update(*email_key(email_id), set={"opened_at": when}, add={"open_count": 1},
+                        condition="attribute_not_exists(opened_at)", must_exist=True)
+    except ConditionFailed:
+        return None
+    try:
+        ops = {f"o_{item['template']}": 1}
+        t.transact([{"update": (STATS_PK, "TOTAL"), "add": ops},
+                    {"update": (STATS_PK, f"DAY#{item['created_at'][:10]}"), "add": ops}])
+    except ConditionFailed:  # pragma: no cover - unconditional
+        pass
+    return item
+
+
+def list_emails(*, status: str | None, template: str | None, start: str | None, end: str | None,
+                offset: int, limit: int) -> list[dict]:
+    """One page, newest first, using the narrowest index for the filters."""
+    from boto3.dynamodb.conditions import Attr
+
+    from ..admin_common import repository as listing
+
+    if status:
+        index, pk = "gsi2", f"EMAILSTATUS#{status}"
+    elif template:
+        index, pk = "gsi3", f"EMAILTPL#{template}"
+    else:
+        index, pk = "gsi1", "EMAILS"
+    filt = Attr("template").eq(template) if (status and template) else None
+    between = (start or "0000", (end or "9999") + "\uffff") if (start or end) else None
+    return listing.page_items(pk, index=index, sk_between=between, filter=filt, offset=offset, limit=limit)[0]
+
+
+def due_pending(now_iso: str, limit: int) -> list[dict]:
+    """Pending emails whose next attempt is due (oldest first)."""
+    from boto3.dynamodb.conditions import Attr
+
+    out: list[dict] = []
+    cursor = None
+    while len(out) < limit:
+        items, cursor = table().query("EMAILSTATUS#pending", index="gsi2", filter=Attr("next_attempt_at").lte(now_iso),
+                                      limit=max(limit, 50), cursor=cursor)
+        out.extend(items)
+        if not cursor:
+            break
+    return out[:limit]
+
+
+def stale_sending(limit: int) -> list[dict]:
+    items, _ = table().query("EMAILSTATUS#sending", index="gsi2", limit=limit)
+    return items
+
+
+def stats_total() -> dict:
+    return table().get(STATS_PK, "TOTAL", consistent=True) or {}
+
+
+def stats_days(first_day: str, last_day: str) -> list[dict]:
+    return table().query_all(STATS_PK, sk_between=(f"DAY#{first_day}", f"DAY#{last_day}"), max_items=2000)
+
+
+# ---------------------------------------------------------------- templates and settings
+def template_override(kind: str) -> dict | None:
+    return table().get(f"EMAILTPL#{kind}", "TEMPLATE")
+
+
+def site_settings() -> dict:
+    return table().get("SETTINGS", "SITE") or {}
+
+
+# ---------------------------------------------------------------- SQS / S3 / providers
+def send_work(email_id: str, delay_seconds: int = 0) -> None:
+    url = settings().email_queue_url
+    if not url:
+        raise RuntimeError("email queue URL not configured")
+    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"emailId": email_id}),
+                                   DelaySeconds=max(0, min(900, int(delay_seconds))))
+
+
+def send_fanout(kind: str, ref: str) -> None:
+    """Ask the worker to expand a bulk email (e.g. an announcement to its audience)."""
+    url = settings().email_queue_url
+    if not url:
+        raise RuntimeError("email queue URL not configured")
+    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"fanout": kind, "id": ref}))
+
+
+def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes:
+    obj = aws.client("s3").get_object(Bucket=settings().files_bucket, Key=key)
+    if int(obj.get("ContentLength") or 0) > max_bytes:
+        raise ValueError("attachment too large")
+    return obj["Body"].read()
+
+
+def ses_send(*, sender: str, to: str, subject: str, html: str, raw: bytes | None = None,
+             tags: dict[str, str] | None = None) -> str:
+    """Send through SES v2; returns the provider message id. Raises on rejection."""
+    content: dict[str, Any]
+    if raw is not None:
+        content = {"Raw": {"Data": raw}}
+    else:
+        content = {"Simple": {"Subject": {"Data": subject, "Charset": "UTF-8"},
+                              "Body": {"Html": {"Data": html, "Charset": "UTF-8"}}}}
+    kw: dict[str, Any] = {"FromEmailAddress": sender, "Destination": {"ToAddresses": [to]}, "Content": content}
+    if tags:
+        kw["EmailTags"] = [{"Name": k, "Value": v} for k, v in tags.items()]
+    return aws.client("sesv2").send_email(**kw)["MessageId"]
+
+
+def sandbox_record(message: dict) -> None:
+    table().put({"pk": "SANDBOXMAIL", "sk": f"{message['sent_at']}#{message['id']}", **message,
+                 "ttl": int(clock.now_ts()) + 30 * 86400})
+
+
+def sandbox_messages(limit: int = 100) -> list[dict]:
+    items, _ = table().query("SANDBOXMAIL", limit=limit, forward=False, consistent=True)
+    return items

@@ -1,0 +1,312 @@
+"""Email processing: claim, render, send, retry with backoff; admin queue operations; open tracking.
+
+State machine of an email item:
+``pending`` → (claim) ``sending`` → ``sent`` | ``pending`` (retry later, exponential backoff) | ``failed``
+(after ``email_max_attempts``); ``pending`` → ``cancelled`` (admin); ``failed`` → ``pending`` (admin retry).
+Each step is a conditional transaction, so concurrent workers, the SQS worker and the
+``process-emails`` sweep never send one email twice. A ``sending`` claim holds a lease; an
+expired lease (crashed worker) can be reclaimed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from email.message import EmailMessage
+
+from lambdakit import clock
+from lambdakit.errors import BadRequest, Conflict, NotFound
+from lambdakit.pagination import page_meta, page_request
+
+from ..settings import settings
+from . import repository as repo
+from .templates import ALL_KINDS, DEFAULTS, SAMPLES, render, wrap
+
+logger = logging.getLogger("internships.mail")
+
+STATUSES = ("pending", "sending", "sent", "failed", "cancelled")
+LEASE_SECONDS = 120
+
+
+class PermanentFailure(Exception):
+    """The email can never succeed (unknown template, bad attachment): fail without retrying."""
+
+
+# ---------------------------------------------------------------- providers
+def provider_name() -> str:
+    s = settings()
+    return s.email_provider or ("sandbox" if s.is_local else "ses")
+
+
+def _build_raw(sender: str, to: str, subject: str, html: str, attachments: list[dict]) -> bytes:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = sender, to, subject
+    msg.set_content("This message is HTML; please use an HTML-capable client.")
+    msg.add_alternative(html, subtype="html")
+    for a in attachments:
+        maintype, _, subtype = (a.get("content_type") or "application/octet-stream").partition("/")
+        try:
+            data = repo.read_attachment(a["s3_key"])
+        except Exception as exc:  # noqa: BLE001
+            raise PermanentFailure(f"attachment {a.get('filename')} unavailable") from exc
+        msg.add_attachment(data, maintype=maintype or "application", subtype=subtype or "octet-stream",
+                           filename=a["filename"])
+    return msg.as_bytes()
+
+
+def deliver(email: dict, subject: str, html: str) -> str:
+    """Send through the configured provider; returns the provider message id."""
+    sender = settings().sender_email
+    attachments = email.get("attachments") or []
+    if provider_name() == "sandbox":
+        if attachments:
+            _build_raw(sender, email["to"], subject, html, attachments)  # proves the objects are readable
+        message_id = f"sandbox-{email['id']}"
+        repo.sandbox_record({"id": message_id, "email_id": email["id"], "to": email["to"], "from": sender,
+                             "subject": subject, "html": html, "template": email["template"],
+                             "attachments": [a["filename"] for a in attachments], "sent_at": clock.now_iso()})
+        return message_id
+    raw = _build_raw(sender, email["to"], subject, html, attachments) if attachments else None
+    return repo.ses_send(sender=sender, to=email["to"], subject=subject, html=html, raw=raw,
+                         tags={"template": email["template"]})
+
+
+def render_email(email: dict) -> tuple[str, str]:
+    kind = email["template"]
+    if kind not in ALL_KINDS:
+        raise PermanentFailure(f"unknown template {kind}")
+    tpl = repo.template_override(kind) or DEFAULTS[kind]
+    site = repo.site_settings()
+    data = {"siteName": site.get("siteName") or "Internship Programme", **(email.get("data") or {})}
+    s = settings()
+    base = (s.frontend_url or s.public_base_url).rstrip("/")
+    data.setdefault("dashboardUrl", f"{base}/dashboard")
+    subject, body = render(tpl, data)
+    pixel = f"{s.public_base_url.rstrip('/')}/api/email/track?id={email['id']}"
+    return subject, wrap(body, site_name=data["siteName"], pixel_url=pixel)
+
+
+# ---------------------------------------------------------------- processing
+def backoff_seconds(attempts: int) -> int:
+    s = settings()
+    return int(min(s.email_retry_max_seconds, s.email_retry_base_seconds * (2 ** max(0, attempts - 1))))
+
+
+def _claim(email: dict) -> bool:
+    now = clock.now_iso()
+    lease = clock.iso(clock.now() + dt.timedelta(seconds=LEASE_SECONDS))
+    if email["status"] == "pending":
+        return repo.transition(email, "sending", expect="pending", set={"lease_until": lease},
+                               extra_condition="#na <= :now", names={"#na": "next_attempt_at"},
+                               values={":now": now})
+    if email["status"] == "sending" and (email.get("lease_until") or "") < now:
+        return repo.transition(email, "sending", expect="sending", set={"lease_until": lease},
+                               extra_condition="#lu < :now", names={"#lu": "lease_until"}, values={":now": now})
+    return False
+
+
+def process_email(email_id: str) -> str:
+    """Process one email; returns the outcome: sent, retry, failed or skipped."""
+    email = repo.get_email(email_id)
+    if not email:
+        return "skipped"
+    now = clock.now_iso()
+    if email["status"] == "pending" and email.get("next_attempt_at", "") > now:
+        return "skipped"
+    if not _claim(email):
+        return "skipped"
+    email = repo.get_email(email_id) or email
+    try:
+        subject, html = render_email(email)
+        message_id = deliver(email, subject, html)
+    except PermanentFailure as exc:
+        _fail(email, str(exc))
+        return "failed"
+    except Exception as exc:  # noqa: BLE001 - provider errors are retried
+        return _retry_later(email, exc)
+    repo.transition(email, "sent", expect="sending",
+                    set={"sent_at": clock.now_iso(), "message_id": message_id, "subject": subject,
+                         "attempts": int(email.get("attempts", 0)) + 1},
+                    remove=["lease_until", "last_error"])
+    return "sent"
+
+
+def _error_text(exc: Exception) -> str:
+    code = getattr(exc, "response", {}).get("Error", {}).get("Code") if hasattr(exc, "response") else None
+    text = f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
+    return text[:500]
+
+
+def _fail(email: dict, reason: str) -> None:
+    repo.transition(email, "failed", expect="sending",
+                    set={"last_error": reason[:500], "failed_at": clock.now_iso(),
+                         "attempts": int(email.get("attempts", 0)) + 1},
+                    remove=["lease_until"])
+
+
+def _retry_later(email: dict, exc: Exception) -> str:
+    attempts = int(email.get("attempts", 0)) + 1
+    reason = _error_text(exc)
+    logger.warning("email send failed", extra={"email_id": email["id"], "attempt": attempts})
+    if attempts >= settings().email_max_attempts:
+        repo.transition(email, "failed", expect="sending",
+                        set={"last_error": reason, "failed_at": clock.now_iso(), "attempts": attempts},
+                        remove=["lease_until"])
+        return "failed"
+    delay = backoff_seconds(attempts)
+    nxt = clock.iso(clock.now() + dt.timedelta(seconds=delay))
+    repo.transition(email, "pending", expect="sending",
+                    set={"last_error": reason, "attempts": attempts, "next_attempt_at": nxt},
+                    remove=["lease_until"])
+    try:
+        repo.send_work(email["id"], delay)
+    except Exception:  # noqa: BLE001 - the sweep will find it
+        logger.warning("could not requeue email", extra={"email_id": email["id"]})
+    return "retry"
+
+
+def sweep(limit: int | None = None) -> dict:
+    """Process due pending emails and reclaim expired leases (the ``process-emails`` job)."""
+    limit = limit or settings().email_sweep_limit
+    counts = {"sent": 0, "failed": 0, "retry": 0, "skipped": 0}
+    now = clock.now_iso()
+    candidates = repo.due_pending(now, limit)
+    candidates += [e for e in repo.stale_sending(50) if (e.get("lease_until") or "") < now]
+    for email in candidates:
+        counts[process_email(email["id"])] += 1
+    return counts
+
+
+# ---------------------------------------------------------------- admin operations
+def _must_get(email_id: str) -> dict:
+    if not isinstance(email_id, str) or not email_id.strip():
+        raise BadRequest("emailId is required")
+    email = repo.get_email(email_id.strip())
+    if not email:
+        raise NotFound("Email not found")
+    return email
+
+
+def retry(email_id: str) -> dict:
+    email = _must_get(email_id)
+    if email["status"] != "failed":
+        raise Conflict(f"Only failed emails can be retried (status is {email['status']})")
+    ok = repo.transition(email, "pending", expect="failed",
+                         set={"attempts": 0, "next_attempt_at": clock.now_iso()}, remove=["failed_at"])
+    if not ok:
+        raise Conflict("Email changed meanwhile; reload and try again")
+    try:
+        repo.send_work(email["id"])
+    except Exception:  # noqa: BLE001
+        logger.warning("email queue unavailable on retry", extra={"email_id": email["id"]})
+    return present(repo.get_email(email["id"]) or email)
+
+
+def cancel(email_id: str) -> dict:
+    email = _must_get(email_id)
+    if email["status"] != "pending":
+        raise Conflict(f"Only pending emails can be cancelled (status is {email['status']})")
+    if not repo.transition(email, "cancelled", expect="pending", set={"cancelled_at": clock.now_iso()}):
+        raise Conflict("Email changed meanwhile; reload and try again")
+    return present(repo.get_email(email["id"]) or email)
+
+
+def present(e: dict) -> dict:
+    return {
+        "id": e["id"], "templateType": e["template"], "to": e["to"], "status": e["status"],
+        "subject": e.get("subject"), "attempts": int(e.get("attempts", 0)), "lastError": e.get("last_error"),
+        "createdAt": e["created_at"], "updatedAt": e.get("updated_at"), "sentAt": e.get("sent_at"),
+        "nextAttemptAt": e.get("next_attempt_at") if e["status"] == "pending" else None,
+        "openedAt": e.get("opened_at"), "openCount": int(e.get("open_count", 0)), "userId": e.get("user_id"),
+    }
+
+
+def _day(value: str | None, name: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return clock.parse_iso(value).strftime("%Y-%m-%d")
+    except ValueError:
+        raise BadRequest(f"{name} must be an ISO 8601 date") from None
+
+
+def _sum(items: list[dict], prefix: str, *, status: str | None = None, template: str | None = None) -> int:
+    total = 0
+    for it in items:
+        for k, v in it.items():
+            if not k.startswith(prefix):
+                continue
+            _, st, tpl = k.split("_", 2) if prefix == "c_" else ("o", None, k[2:])
+            if status and st != status:
+                continue
+            if template and tpl != template:
+                continue
+            total += int(v)
+    return total
+
+
+def list_queue(*, status: str | None, template: str | None, start_date: str | None, end_date: str | None,
+               page: str | None, limit: str | None) -> dict:
+    if status and status not in STATUSES:
+        raise BadRequest(f"status must be one of {', '.join(STATUSES)}")
+    if template and template not in ALL_KINDS:
+        raise BadRequest("templateType is not a known template")
+    req = page_request(page, limit)
+    start, end = _day(start_date, "startDate"), _day(end_date, "endDate")
+    if start and end and start > end:
+        raise BadRequest("startDate must not be after endDate")
+    # Totals from counters (no counting scans)
+    if start or end:
+        rows = repo.stats_days(start or "0000-00-00", end or "9999-12-31")
+    else:
+        rows = [repo.stats_total()]
+    total = _sum(rows, "c_", status=status, template=template)
+    page_items = repo.list_emails(status=status, template=template, start=start, end=end,
+                                  offset=req.offset, limit=req.limit)
+    return {"success": True, "emails": [present(e) for e in page_items], **page_meta(req, total)}
+
+
+def stats() -> dict:
+    total_row = repo.stats_total()
+    by_status = {s: _sum([total_row], "c_", status=s) for s in STATUSES}
+    by_template = {}
+    for kind in ALL_KINDS:
+        n = _sum([total_row], "c_", template=kind)
+        if n:
+            by_template[kind] = {"total": n, "sent": _sum([total_row], "c_", status="sent", template=kind),
+                                 "failed": _sum([total_row], "c_", status="failed", template=kind),
+                                 "opened": int(total_row.get(f"o_{kind}", 0))}
+    opened = _sum([total_row], "o_")
+    today = clock.now()
+    first = (today - dt.timedelta(days=6)).strftime("%Y-%m-%d")
+    days = {r["sk"][4:]: r for r in repo.stats_days(first, today.strftime("%Y-%m-%d"))}
+    series = []
+    for i in range(6, -1, -1):
+        d = (today - dt.timedelta(days=i)).strftime("%Y-%m-%d")
+        row = days.get(d, {})
+        series.append({"date": d, "queued": _sum([row], "c_"), "sent": _sum([row], "c_", status="sent"),
+                       "failed": _sum([row], "c_", status="failed"), "opened": _sum([row], "o_")})
+    total = sum(by_status.values())
+    sent = by_status["sent"]
+    return {"success": True, "provider": provider_name(), "total": total, **by_status, "opened": opened,
+            "deliveryRate": round(100.0 * sent / total, 2) if total else 0.0,
+            "openRate": round(100.0 * opened / sent, 2) if sent else 0.0,
+            "byTemplate": by_template, "last7Days": series}
+
+
+def send_test(template: str, to: str) -> dict:
+    from .outbox import enqueue
+
+    if template not in ALL_KINDS:
+        raise BadRequest(f"template must be one of {', '.join(ALL_KINDS[:12])}")
+    data = {**SAMPLES.get(template, {}), "test": True}
+    email_id = enqueue(template, to, data)
+    return {"success": True, "emailId": email_id, "template": template, "to": to,
+            "message": f"Test {template} email queued for {to}"}
+
+
+# ---------------------------------------------------------------- tracking
+def track_open(email_id: str | None) -> bool:
+    """Record the first open of a known email; unknown or malformed ids are ignored."""
+    if not email_id or len(email_id) > 64 or not email_id.isalnum():
+        return False
+    return repo.record_open(email_id, clock.now_iso()) is not None

@@ -1,0 +1,53 @@
+"""Profile: GET/PUT /api/profile, POST /api/profile/avatar, GET /api/avatars/{userId} (added: 302 to a
+short-lived S3 URL), GET /api/proxy-image?url= (allow-listed avatar hosts)."""
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from lambdakit.http import header, json_object, parse_model, query, raw_body
+
+from ..auth import principal, require_user
+from ..http import build_app, lambda_entry, ok
+from . import service
+from .models import ProfileUpdate
+
+router = APIGatewayHttpRouter()
+
+
+@router.get("/api/profile", summary="The caller's full profile", middlewares=[require_user])
+def get_profile():
+    return ok({"success": True, "profile": service.get(principal(router))})
+
+
+@router.put("/api/profile", summary="Update the profile (email and role are immutable)",
+            middlewares=[require_user])
+def update_profile():
+    data = parse_model(ProfileUpdate, json_object(router))
+    return ok({"success": True, "profile": service.update(principal(router), data)})
+
+
+@router.post("/api/profile/avatar", summary="Upload an avatar (multipart field file, image ≤ 5 MB)",
+             middlewares=[require_user])
+def upload_avatar():
+    url = service.upload_avatar(principal(router), raw_body(router), header(router, "content-type"))
+    return ok({"success": True, "avatarUrl": url})
+
+
+@router.get("/api/avatars/<userId>", summary="A user's uploaded avatar (302 to a short-lived URL)")
+def avatar(userId: str):  # noqa: N803
+    return Response(status_code=302, headers={"Location": service.avatar_redirect(userId),
+                                              "Cache-Control": "public, max-age=3000"})
+
+
+@router.get("/api/proxy-image", summary="Proxy an avatar image from an allow-listed host",
+            description="https only, host allow-list, every resolved address public, no redirects, ≤ 5 MB, "
+                        "content typed by magic bytes.")
+def proxy_image():
+    data, mime = service.proxy_image(query(router, "url"))
+    return Response(status_code=200, content_type=mime, body=data,
+                    headers={"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"})
+
+
+app = build_app(router)
+lambda_handler = lambda_entry(app)

@@ -1,0 +1,52 @@
+"""Profile update body (snake_case, as the spec lists the fields)."""
+from __future__ import annotations
+
+import datetime as dt
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class ProfileUpdate(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    name: str | None = Field(default=None, min_length=1, max_length=120)
+    phone: str | None = Field(default=None, min_length=1, max_length=32)
+    college: str | None = Field(default=None, max_length=200)
+    degree: str | None = Field(default=None, max_length=120)
+    branch: str | None = Field(default=None, max_length=120)
+    year_of_study: int | None = Field(default=None, ge=1, le=10)
+    graduation_year: int | None = Field(default=None, ge=1950, le=2100)
+    birthday: str | None = Field(default=None, max_length=10)
+    gender: str | None = Field(default=None, max_length=30)
+    city: str | None = Field(default=None, max_length=100)
+    state: str | None = Field(default=None, max_length=100)
+    country: str | None = Field(default=None, max_length=100)
+    linkedin_url: str | None = Field(default=None, max_length=300)
+    github_url: str | None = Field(default=None, max_length=300)
+    # immutable; accepted only when unchanged
+    email: str | None = None
+    role: str | None = None
+
+    @field_validator("birthday")
+    @classmethod
+    def _birthday(cls, v):
+        if v in (None, ""):
+            return v
+        try:
+            d = dt.date.fromisoformat(v)
+        except ValueError:
+            raise ValueError("birthday must be a date (YYYY-MM-DD)") from None
+        if d.year < 1900 or d > dt.date.today():
+            raise ValueError("birthday is out of range")
+        return d.isoformat()
+
+    @field_validator("linkedin_url", "github_url")
+    @classmethod
+    def _url(cls, v):
+        if v in (None, ""):
+            return v
+        p = urlsplit(v)
+        if p.scheme not in ("http", "https") or not p.hostname:
+            raise ValueError("must be an http(s) URL")
+        return v

@@ -1,0 +1,124 @@
+"""Profile rules (email and role immutable), avatar upload (≤ 5 MB image typed by magic bytes, S3)
+and the avatar image proxy (allow-listed hosts only, SSRF-checked, no redirects)."""
+from __future__ import annotations
+
+import logging
+import urllib.error
+import urllib.request
+from urllib.parse import urlsplit
+
+from lambdakit import clock, multipart, ssrf
+from lambdakit.errors import ApiError, BadRequest, NotFound
+from lambdakit.security import random_token
+
+from ..accounts import repository as users
+from ..accounts import service as accounts
+from ..settings import settings
+from . import repository as repo
+
+logger = logging.getLogger("internships.profile")
+EXT = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
+
+
+def get(p) -> dict:
+    u = users.get_user(p.user_id)
+    if not u:
+        raise NotFound("User not found")
+    return accounts.public_user(u)
+
+
+def update(p, data) -> dict:
+    current = users.get_user(p.user_id, consistent=True)
+    if not current:
+        raise NotFound("User not found")
+    if data.email is not None and data.email.strip().lower() != current["email"]:
+        raise BadRequest("Email cannot be changed")
+    if data.role is not None and data.role != current.get("role"):
+        raise BadRequest("Role cannot be changed")
+    raw = data.model_dump(exclude_unset=True, exclude={"email", "role"})
+    fields = {k: v for k, v in raw.items() if v not in (None, "")}
+    remove = [k for k, v in raw.items() if v in (None, "") and k not in ("name", "phone")]
+    if "phone" in raw:
+        fields["phone"] = accounts.check_phone(raw["phone"])
+    if "name" in raw and not raw["name"]:
+        raise BadRequest("Name cannot be empty")
+    fields["updated_at"] = clock.now_iso()
+    return accounts.public_user(users.update_user(p.user_id, fields, remove))
+
+
+def upload_avatar(p, body: bytes, content_type: str | None) -> str:
+    limit = settings().avatar_max_bytes
+    form = multipart.parse(body, content_type, max_bytes=limit + 64 * 1024)
+    f = form.files.get("file")
+    if f is None or not f.data:
+        raise BadRequest("Field 'file' with an image is required")
+    if len(f.data) > limit:
+        raise ApiError("Image exceeds 5 MB", code="PAYLOAD_TOO_LARGE", status=413)
+    mime = multipart.sniff_image(f.data)
+    if mime is None:
+        raise BadRequest("File must be a JPEG, PNG or WebP image")
+    version = random_token(9)
+    key = f"avatars/{p.user_id}/{version}.{EXT[mime]}"
+    repo.put_avatar(key, f.data, mime)
+    old = users.get_user(p.user_id) or {}
+    url = settings().public_base_url.rstrip("/") + f"/api/avatars/{p.user_id}?v={version}"
+    users.update_user(p.user_id, {"avatar_url": url, "avatar_key": key, "updated_at": clock.now_iso()})
+    if old.get("avatar_key") and old["avatar_key"] != key:
+        try:
+            repo.delete_object(old["avatar_key"])
+        except Exception:  # noqa: BLE001 - an orphaned object is harmless
+            logger.warning("could not delete the previous avatar")
+    return url
+
+
+def avatar_redirect(user_id: str) -> str:
+    u = users.get_user(user_id) if user_id and len(user_id) <= 64 else None
+    if not u or not u.get("avatar_key"):
+        raise NotFound("Avatar not found")
+    return repo.presigned_get(u["avatar_key"])
+
+
+# ---------------------------------------------------------------- proxy
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *a, **kw):  # noqa: ANN002
+        return None
+
+
+def allowed_hosts() -> set[str]:
+    return {h.strip().lower() for h in settings().avatar_proxy_hosts.split(",") if h.strip()}
+
+
+def check_proxy_url(url: str | None) -> str:
+    if not url or len(url) > 2048:
+        raise BadRequest("url is required")
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise BadRequest("Invalid url") from None
+    if parts.scheme != "https" or (parts.hostname or "").lower() not in allowed_hosts():
+        raise BadRequest("Only images from allowed avatar hosts can be proxied")
+    try:
+        ssrf.check_url(url)
+    except ssrf.UnsafeUrl as exc:
+        raise BadRequest(f"URL refused: {exc}") from None
+    return url
+
+
+def proxy_image(url: str | None) -> tuple[bytes, str]:
+    url = check_proxy_url(url)
+    limit = settings().avatar_max_bytes
+    opener = urllib.request.build_opener(_NoRedirect)
+    req = urllib.request.Request(url, headers={"User-Agent": "internships-avatar-proxy/1.0", "Accept": "image/*"})
+    try:
+        with opener.open(req, timeout=5) as resp:
+            if resp.status != 200:
+                raise ApiError("Upstream image unavailable", code="BAD_GATEWAY", status=502)
+            data = resp.read(limit + 1)
+    except (urllib.error.URLError, TimeoutError, OSError):
+        raise ApiError("Upstream image unavailable", code="BAD_GATEWAY", status=502) from None
+    if len(data) > limit:
+        raise ApiError("Upstream image too large", code="BAD_GATEWAY", status=502)
+    mime = multipart.sniff_image(data)
+    if mime is None:
+        raise ApiError("Upstream did not return an image", code="BAD_GATEWAY", status=502)
+    return data, mime
