@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,12 +41,36 @@ def write(path: Path, pins: dict[str, str], header: str) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def direct_names(path: Path) -> set[str]:
+    """Names pinned in an .in file (and the files it includes with -r)."""
+    out: set[str] = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("-r "):
+            out |= direct_names(path.parent / line[3:].strip())
+        elif line and not line.startswith("-"):
+            out.add(norm(re.split(r"[\[=<>!~; ]", line, maxsplit=1)[0]))
+    return out
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--upgrade", action="store_true", help="ignore the current pins")
     args = ap.parse_args()
     lock = REQ / "dev.lock"
-    dev = resolve(REQ / "dev.in", None if args.upgrade else lock)
+    keep = None
+    if not args.upgrade and lock.exists():
+        # Current pins as constraints, except packages the .in files pin themselves (those win).
+        direct = direct_names(REQ / "dev.in")
+        kept = [ln for ln in lock.read_text().splitlines()
+                if ln and not ln.startswith("#") and norm(ln.split("==")[0]) not in direct]
+        keep = Path(tempfile.mkdtemp()) / "constraints.txt"
+        keep.write_text("\n".join(kept) + "\n")
+    dev = resolve(REQ / "dev.in", keep)
     with tempfile.TemporaryDirectory() as tmp:
         pinned = Path(tmp) / "pins.txt"
         write(pinned, dev, "")
