@@ -16,14 +16,19 @@ _resources: dict[tuple[str, str | None], Any] = {}
 _session = None
 
 
-def _config():
+def _config(name: str = ""):
     from botocore.config import Config
 
+    extra: dict[str, Any] = {}
+    if name == "s3":
+        # SigV4 everywhere, so presigned URLs carry X-Amz-Expires (15-minute evidence links).
+        extra["signature_version"] = "s3v4"
     return Config(
         retries={"max_attempts": 4, "mode": "standard"},
         connect_timeout=3,
         read_timeout=10,
         max_pool_connections=32,
+        **extra,
     )
 
 
@@ -43,7 +48,7 @@ def client(name: str, region: str | None = None) -> Any:
         with _lock:
             c = _clients.get(key)
             if c is None:
-                c = _get_session().client(name, region_name=region or _region(), config=_config())
+                c = _get_session().client(name, region_name=region or _region(), config=_config(name))
                 _clients[key] = c
     return c
 
@@ -55,7 +60,7 @@ def resource(name: str, region: str | None = None) -> Any:
         with _lock:
             r = _resources.get(key)
             if r is None:
-                r = _get_session().resource(name, region_name=region or _region(), config=_config())
+                r = _get_session().resource(name, region_name=region or _region(), config=_config(name))
                 _resources[key] = r
     return r
 

@@ -25,8 +25,8 @@ def parse(body: bytes, content_type: str | None, *, max_bytes: int) -> Form:
         raise ValidationFailed("Expected multipart/form-data", fields={"body": "Expected multipart/form-data"})
     if len(body) > max_bytes:
         raise ApiError(f"Upload exceeds {max_bytes} bytes", code="PAYLOAD_TOO_LARGE", status=413)
-    from multipart import MultipartParser
-    from multipart.multipart import parse_options_header  # python-multipart
+    from python_multipart import MultipartParser
+    from python_multipart.multipart import parse_options_header
 
     _, params = parse_options_header(content_type)
     boundary = params.get(b"boundary")

@@ -85,10 +85,3 @@ def reset_settings() -> None:
     """Forget parsed settings (tests that change the environment)."""
     get_settings.cache_clear()
 
-
-def __getattr__(name: str) -> Any:
-    if name == "BaseSettings":  # still available for code that wants pydantic-settings itself
-        from pydantic_settings import BaseSettings
-
-        return BaseSettings
-    raise AttributeError(name)

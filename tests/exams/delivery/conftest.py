@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from delivery_helpers import Tenant
+from tests.exams.delivery.delivery_helpers import Tenant
 
 
 @pytest.fixture

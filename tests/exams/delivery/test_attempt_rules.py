@@ -1,7 +1,7 @@
 """Start checks, deadlines (grace, touch, sweep), sections, concurrency, manual grading, masking."""
 from concurrent.futures import ThreadPoolExecutor
 
-from delivery_helpers import mcq, principal_of
+from tests.exams.delivery.delivery_helpers import mcq, principal_of
 from lambdakit import clock
 
 
@@ -31,7 +31,7 @@ def test_start_checks(tenant):
 
 
 def test_candidate_capacity(exams_app, exam_users):
-    from delivery_helpers import Tenant
+    from tests.exams.delivery.delivery_helpers import Tenant
 
     client = exam_users.client(name="Small", plan_id="growth")
     r = exams_app.exams.put(f"/api/clients/{client['id']}", json={"limits": {"max_students_per_exam": 2}},

@@ -1,5 +1,5 @@
 """End to end through the real handlers: bank, test, student + guest attempts, grading, 409s."""
-from delivery_helpers import mcq
+from tests.exams.delivery.delivery_helpers import mcq
 
 
 def test_student_and_guest_take_a_test_with_negative_marking(tenant):

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from delivery_helpers import drain_analytics, mcq
+from tests.exams.delivery.delivery_helpers import drain_analytics, mcq
 
 
 def test_item_analysis_dashboards_and_report(tenant):

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 
 import boto3
 
-from delivery_helpers import Tenant, mcq, principal_of
+from tests.exams.delivery.delivery_helpers import Tenant, mcq, principal_of
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 

@@ -1,5 +1,5 @@
 """Question bank + CSV import/rollback, test configuration rules, publish/archive/clone/delete."""
-from delivery_helpers import mcq
+from tests.exams.delivery.delivery_helpers import mcq
 
 HEADER = "question_text,question_type,option_a,option_b,option_c,option_d,correct_answer,marks,difficulty\n"
 

@@ -42,6 +42,8 @@ def test_ses_failures_retry_with_backoff_then_fail(eng, monkeypatch):
 
     monkeypatch.setenv("INTERNSHIPS_EMAIL_PROVIDER", "ses")
     monkeypatch.setenv("INTERNSHIPS_EMAIL_MAX_ATTEMPTS", "3")
+    # a sender whose domain is not a verified SES identity (the local runtime verifies example.com)
+    monkeypatch.setenv("INTERNSHIPS_SENDER_EMAIL", "no-reply@unverified-sender.test")
     ks.reset_settings()
     eid = outbox.enqueue("welcome", "bob@example.com", {})
     # sender identity not verified in SES: every attempt is rejected
@@ -59,7 +61,7 @@ def test_ses_failures_retry_with_backoff_then_fail(eng, monkeypatch):
     e = repository.get_email(eid)
     assert e["status"] == "failed" and e["attempts"] == 3
     # now verify the sender; an admin retry makes it pending and it goes out through SES
-    boto3.client("sesv2", region_name="us-east-1").create_email_identity(EmailIdentity="no-reply@example.com")
+    boto3.client("sesv2", region_name="us-east-1").create_email_identity(EmailIdentity="no-reply@unverified-sender.test")
     service.retry(eid)
     assert repository.get_email(eid)["status"] == "pending"
     assert service.sweep()["sent"] == 1

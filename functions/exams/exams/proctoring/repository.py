@@ -63,27 +63,7 @@ def delete_evidence(key: str) -> None:
     aws.client("s3").delete_object(Bucket=settings().evidence_bucket, Key=key)
 
 
-_presigner: dict[str, object] = {}
-
-
-def _s3_sigv4():
-    """An S3 client that signs with SigV4, so presigned URLs carry X-Amz-Expires (lambdakit.aws
-    clients use the default signer, which may presign with SigV2)."""
-    import os
-
-    import boto3
-    from botocore.config import Config
-
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-    c = _presigner.get(region)
-    if c is None:
-        c = boto3.session.Session().client("s3", region_name=region,
-                                           config=Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
-        _presigner[region] = c
-    return c
-
-
 def evidence_url(key: str) -> str:
-    return _s3_sigv4().generate_presigned_url(
+    return aws.client("s3").generate_presigned_url(
         "get_object", Params={"Bucket": settings().evidence_bucket, "Key": key},
         ExpiresIn=settings().evidence_url_ttl_seconds)
