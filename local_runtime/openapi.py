@@ -59,12 +59,23 @@ def service_document(svc: Service) -> dict:
         for path, ops in (part.get("paths") or {}).items():
             doc["paths"].setdefault(path, {}).update(ops)
         doc["components"]["schemas"].update(((part.get("components") or {}).get("schemas")) or {})
-    if not doc["components"]["schemas"]:
-        del doc["components"]
+    doc = _finalize(svc.name, doc)
+    if not doc.get("components", {}).get("schemas"):
+        doc.pop("components", None)
     doc["paths"] = dict(sorted(doc["paths"].items()))
     if missing:
         doc["x-missing-functions"] = missing
     return doc
+
+
+def _finalize(service: str, doc: dict) -> dict:
+    """Resolve the routes' ``lambdakit.openapi.doc`` markers with the service's conventions
+    (error body schema, success envelope, validation status) from ``<service>.http``."""
+    from lambdakit.openapi import finalize
+
+    http = importlib.import_module(f"{service}.http")
+    return finalize(doc, error_schema=http.OPENAPI_ERROR_SCHEMA, wrap_success=http.openapi_wrap,
+                    validation_status=getattr(http, "VALIDATION_STATUS", 422))
 
 
 def main() -> None:

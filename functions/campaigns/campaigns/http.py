@@ -47,3 +47,32 @@ def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
 
 def lambda_entry(app: APIGatewayHttpResolver):
     return http_handler(app, logger)
+
+
+# ---------------------------------------------------------------- OpenAPI conventions
+VALIDATION_STATUS = 422
+OPENAPI_ERROR_SCHEMA: dict = {
+    "type": "object", "required": ["success", "error", "timestamp"],
+    "properties": {
+        "success": {"type": "boolean", "const": False},
+        "error": {"type": "object", "required": ["code", "message"], "properties": {
+            "code": {"type": "string"}, "message": {"type": "string"},
+            "details": {"description": "Field name to message for validation errors; otherwise code-specific"}}},
+        "timestamp": {"type": "string"}},
+}
+PAGINATION_SCHEMA: dict = {"type": "object", "required": ["page", "limit", "total", "pages"], "properties": {
+    "page": {"type": "integer"}, "limit": {"type": "integer"}, "total": {"type": "integer"},
+    "pages": {"type": "integer"}, "next_cursor": {"type": ["string", "null"]}}}
+
+
+def openapi_wrap(schema: dict, info: dict) -> dict:
+    """``{success, data, message, timestamp}``; lists put the array under ``data.<list_key>``."""
+    data = schema
+    if info.get("list_key"):
+        data = {"type": "object", "required": [info["list_key"]],
+                "properties": {info["list_key"]: schema,
+                               **({"pagination": PAGINATION_SCHEMA} if info.get("paginated") else {})}}
+    return {"type": "object", "required": ["success", "data", "message", "timestamp"], "properties": {
+        "success": {"type": "boolean", "const": True}, "data": data, "message": {"type": "string"},
+        "timestamp": {"type": "string"}}}
+

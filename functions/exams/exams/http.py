@@ -156,3 +156,26 @@ def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
 
 def lambda_entry(app: APIGatewayHttpResolver):
     return http_handler(app, logger)
+
+
+# ---------------------------------------------------------------- OpenAPI conventions
+VALIDATION_STATUS = 400
+OPENAPI_ERROR_SCHEMA: dict = {
+    "type": "object", "required": ["error", "message", "status"],
+    "properties": {
+        "error": {"type": "string", "description": "Machine code, e.g. VALIDATION_ERROR"},
+        "message": {"type": "string"}, "status": {"type": "integer"},
+        "details": {"description": "Validation: [{field, message}]; otherwise code-specific"}},
+}
+PAGINATION_SCHEMA: dict = {"type": "object", "required": ["page", "limit", "total", "pages"], "properties": {
+    "page": {"type": "integer"}, "limit": {"type": "integer"}, "total": {"type": ["integer", "null"]},
+    "pages": {"type": ["integer", "null"]}}}
+
+
+def openapi_wrap(schema: dict, info: dict) -> dict:
+    """``{data, message}``; paginated lists ``{data: [...], pagination}``."""
+    if info.get("paginated"):
+        return {"type": "object", "required": ["data", "pagination"],
+                "properties": {"data": schema, "pagination": PAGINATION_SCHEMA}}
+    return {"type": "object", "required": ["data"], "properties": {"data": schema, "message": {"type": "string"}}}
+

@@ -43,3 +43,22 @@ def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
 
 def lambda_entry(app: APIGatewayHttpResolver):
     return http_handler(app, logger)
+
+
+# ---------------------------------------------------------------- OpenAPI conventions
+VALIDATION_STATUS = 400
+OPENAPI_ERROR_SCHEMA: dict = {"type": "object", "required": ["error"],
+                              "properties": {"error": {"type": "string", "description": "What went wrong"}}}
+
+
+def openapi_wrap(schema: dict, info: dict) -> dict:
+    """Bodies are plain objects as the spec lists them; a list route puts the array under
+    ``list_key`` (with ``total``/``pages`` when paginated)."""
+    if info.get("list_key"):
+        props: dict = {info["list_key"]: schema}
+        if info.get("paginated"):
+            props.update({"total": {"type": "integer"}, "page": {"type": "integer"},
+                          "limit": {"type": "integer"}, "pages": {"type": "integer"}})
+        return {"type": "object", "required": [info["list_key"]], "properties": props}
+    return schema
+
