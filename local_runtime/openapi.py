@@ -73,7 +73,12 @@ def _finalize(service: str, doc: dict) -> dict:
     (error body schema, success envelope, validation status) from ``<service>.http``."""
     from lambdakit.openapi import finalize
 
-    http = importlib.import_module(f"{service}.http")
+    try:
+        http = importlib.import_module(f"{service}.http")
+    except ModuleNotFoundError:
+        return doc  # a service without conventions (e.g. the runtime's own fixture app)
+    if not hasattr(http, "OPENAPI_ERROR_SCHEMA") or not hasattr(http, "openapi_wrap"):
+        return doc
     return finalize(doc, error_schema=http.OPENAPI_ERROR_SCHEMA, wrap_success=http.openapi_wrap,
                     validation_status=getattr(http, "VALIDATION_STATUS", 422))
 
