@@ -1,0 +1,52 @@
+"""Print each service's route table (from its template) as Markdown, for README's Services section.
+
+``python tools/readme_routes.py`` rewrites the blocks between
+``<!-- routes:<service> -->`` and ``<!-- /routes:<service> -->`` in README.md.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from local_runtime.stack import load_all  # noqa: E402
+
+
+def table(service) -> str:
+    spec = set()
+    for line in (ROOT.parent / "shared" / "specs" / "endpoints.txt").read_text().splitlines() \
+            if (ROOT.parent / "shared" / "specs" / "endpoints.txt").exists() else []:
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == service.name:
+            spec.add((parts[1], parts[2]))
+    rows = ["| function (one Lambda) | routes |", "|---|---|"]
+    by_fn: dict[str, list[str]] = {}
+    for r in sorted(service.routes, key=lambda r: (r.path, r.method)):
+        mark = "" if not spec or (r.method, r.path) in spec else " *(added)*"
+        by_fn.setdefault(r.function, []).append(f"`{r.method} {r.path}`{mark}")
+    for fn, routes in by_fn.items():
+        rows.append(f"| {fn.removesuffix('Function')} | {'<br>'.join(routes)} |")
+    others = [lid for lid, f in service.functions.items() if lid not in by_fn]
+    for lid in others:
+        ev = service.functions[lid].events
+        kinds = sorted({e.get("Type") for e in ev.values()})
+        rows.append(f"| {lid.removesuffix('Function')} | *{', '.join(kinds) or 'no events'} worker* |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    for name, svc in load_all().items():
+        block = f"<!-- routes:{name} -->\n{table(svc)}\n<!-- /routes:{name} -->"
+        text, n = re.subn(rf"<!-- routes:{name} -->.*?<!-- /routes:{name} -->", lambda _m: block, text, flags=re.S)
+        if n == 0:
+            print(f"no routes block for {name} in README.md", file=sys.stderr)
+    readme.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
