@@ -38,5 +38,4 @@ class CouponOut(Ok):
     coupon: AdminCoupon
 
 
-class Deleted(Message):
-    pass
+Deleted = Message  # {success, message}

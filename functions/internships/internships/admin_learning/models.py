@@ -267,5 +267,4 @@ class InvoiceSendOut(Ok):
     invoiceId: str
 
 
-class Deleted(Message):
-    pass
+Deleted = Message  # {success, message}

@@ -196,5 +196,4 @@ class LeadConvertOut(Ok):
     emailId: str
 
 
-class Deleted(Message):
-    pass
+Deleted = Message  # {success, message}
