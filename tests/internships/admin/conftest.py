@@ -12,9 +12,8 @@ _n = itertools.count(1)
 
 class Seed:
     def __init__(self) -> None:
-        from lambdakit.ddb import Table
-
         from internships.settings import settings
+        from lambdakit.ddb import Table
 
         self.t = Table(settings().table_name)
 
@@ -81,9 +80,8 @@ class Seed:
                "student_name": e["student_name"], "student_email": e["student_email"],
                "domain_name": e["domain_name"], "amount": 1000, "issued_at": f"2025-04-02T00:00:{i % 60:02d}.000Z"}
         if pdf is not None:
-            from lambdakit import aws
-
             from internships.settings import settings
+            from lambdakit import aws
 
             inv["pdf_key"] = f"invoices/{inv['id']}.pdf"
             aws.client("s3").put_object(Bucket=settings().files_bucket, Key=inv["pdf_key"], Body=pdf)

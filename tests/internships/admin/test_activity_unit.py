@@ -56,9 +56,9 @@ def test_filters_counters_and_pages(internships_app):
 
 def test_bad_date_is_a_validation_error(internships_app):
     import pytest
-    from lambdakit.errors import ValidationFailed
 
     from internships.activity import service
+    from lambdakit.errors import ValidationFailed
 
     with pytest.raises(ValidationFailed):
         service.list_logs({}, search=None, date_from="yesterday", date_to=None, offset=0, limit=5, cursor=None)

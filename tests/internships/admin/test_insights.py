@@ -57,9 +57,8 @@ def test_analytics_cached_60s_with_age_header(api, sa, seed, intern_users):
 
 
 def test_engagement_tiles_and_conversion_funnel(api, sa, seed, intern_users):
-    from lambdakit.ddb import Table
-
     from internships.settings import settings
+    from lambdakit.ddb import Table
 
     dom = seed.domain()
     s1, s2 = intern_users.student(), intern_users.student()
@@ -120,10 +119,9 @@ def _bulk_enrollments(seed, n: int, user, dom) -> None:
 
 
 def test_large_export_streams_to_s3(api, sa, seed, intern_users, monkeypatch):
+    from internships.settings import settings
     from lambdakit import aws
     from lambdakit.settings import reset_settings
-
-    from internships.settings import settings
 
     monkeypatch.setenv("INTERNSHIPS_EXPORT_DIRECT_MAX_ROWS", "40")
     reset_settings()
@@ -147,9 +145,8 @@ def test_large_export_streams_to_s3(api, sa, seed, intern_users, monkeypatch):
 
 @pytest.mark.skipif(not os.environ.get("ADMIN_SLOW_TESTS"), reason="set ADMIN_SLOW_TESTS=1 (seeds 50,000 rows)")
 def test_export_of_50000_enrollments_completes(api, sa, seed, intern_users):
-    from lambdakit import aws
-
     from internships.settings import settings
+    from lambdakit import aws
 
     st = intern_users.student()
     dom = seed.domain()

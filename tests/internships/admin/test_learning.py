@@ -38,9 +38,8 @@ def test_enrollment_list_search_detail_update(api, sa, world, intern_users):
     assert r.json()["enrollment"]["status"] == "cancelled"
     assert api.get("/api/admin/enrollments", headers=h, query={"status": "active"}).json()["total"] == 1
     assert api.get("/api/admin/enrollments", headers=h, query={"status": "cancelled"}).json()["total"] == 1
-    from lambdakit.ddb import Table
-
     from internships.settings import settings
+    from lambdakit.ddb import Table
 
     assert Table(settings().table_name).get(f"USER#{world['st2'].id}", f"OPEN#{world['dom']['id']}") is None
     # reviewers cannot manage enrollments
@@ -84,9 +83,8 @@ def test_final_submissions_approve_reject(api, sa, seed, world, intern_users):
     seed.milestone(s2, 1, status="submitted")
     r = api.post(f"/api/admin/submissions/{s2['id']}/approve", headers=rev.headers)
     assert r.status == 409  # a milestone is not reviewed yet
-    from lambdakit.ddb import Table
-
     from internships.settings import settings
+    from lambdakit.ddb import Table
 
     Table(settings().table_name).update(f"ENROLL#{s2['id']}", "MS#01", set={"status": "reviewed"})
     r = api.post(f"/api/admin/submissions/{s2['id']}/approve", headers=rev.headers, json={"remarks": "Great"})
@@ -124,9 +122,8 @@ def test_resources_crud_upload_sign(api, sa, world):
     assert r.status == 201, r.text
     key = r.json()["file_key"]
     assert key.startswith("resources/") and key.endswith("/week-1.pdf") and ".." not in key
-    from lambdakit import aws
-
     from internships.settings import settings
+    from lambdakit import aws
 
     assert aws.client("s3").get_object(Bucket=settings().files_bucket, Key=key)["Body"].read() == pdf
     fake = body.replace(pdf, b"MZ\x90\x00 not a pdf")
@@ -192,11 +189,9 @@ def test_certificates_revoke_unrevoke_and_invoices_send(api, sa, seed, world):
     assert r["total"] == 2
     r = api.post(f"/api/admin/invoices/{inv['id']}/send", headers=h)
     assert r.status == 202, r.text
-    from lambdakit.ddb import Table
-
-    from internships.settings import settings
 
     from internships.mail import repository as mail_repo
+    from internships.settings import settings
 
     email = mail_repo.get_email(r.json()['emailId'])
     assert email["template"] == "invoice" and email["to"] == world["st"].email

@@ -141,9 +141,7 @@ def test_leads_filters_patch_delete_and_convert(api, seed, sa, internships_app):
     assert api.post(f"/api/admin/leads/{lead_id}/convert", headers=admin,
                     json={"email": "other@example.com"}).status == 409
     # the email is queued with the link
-    from lambdakit.ddb import Table
 
-    from internships.settings import settings
 
     from internships.mail import repository as mail_repo
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import importlib
 import re
 
-import pytest
-
 ROLES = ["student", "reviewer", "project_admin", "admin", "super_admin"]
 # outbound-network routes: the allowed case is not invoked (no network in tests);
 # their 401/403 cases and declared requirement are still checked.

@@ -17,6 +17,7 @@ from ..mail import service as mail
 from .models import EmailAction, JobsRefresh, TestEmail
 
 router = APIGatewayHttpRouter()
+_M = "internships.admin_engagement.models:"
 ANN = [require_permission("manage_announcements")]
 JOBS = [require_permission("manage_jobs")]
 EMAILS = [require_permission("manage_emails")]
@@ -24,54 +25,59 @@ EMAILS = [require_permission("manage_emails")]
 
 # ---------------------------------------------------------------- announcements
 @router.get("/api/admin/announcements", middlewares=ANN, summary="List announcements (newest first)",
+            openapi_extensions=doc(query=_M + "PageQuery", response="internships.announcements.models:Announcement",
+                                   list_key="announcements", paginated=True),
             description="Query page, limit (default 20, max 100); response total and pages.")
 def list_announcements():
     return ok(announcements.admin_list(query(router, "page"), query(router, "limit")))
 
 
 @router.post("/api/admin/announcements", middlewares=ANN, summary="Create an announcement",
+             openapi_extensions=doc(body="internships.announcements.models:AnnouncementCreate", response=_M +
+                                    "AnnouncementOut", status=201),
              description="Spec snake_case shape; allowed values validated (400 otherwise). send_email queues one "
-                         "email per audience member when the announcement is live.",
-             openapi_extensions=doc(body="internships.announcements.models:AnnouncementCreate",
-                                    response="internships.announcements.models:Announcement", status=201,
-                                    errors=(400,)))
+                         "email per audience member when the announcement is live.")
 def create_announcement():
     body = parse_model(AnnouncementCreate, json_object(router))
     a = announcements.create(principal(router).user_id, body)
     return ok({"success": True, "announcement": a}, status=201)
 
 
-@router.get("/api/admin/announcements/<id>", middlewares=ANN, summary="One announcement",
-            openapi_extensions=doc(response="internships.announcements.models:Announcement", errors=(404,)))
+@router.get("/api/admin/announcements/<id>",
+            openapi_extensions=doc(response=_M + "AnnouncementOut"),
+            middlewares=ANN, summary="One announcement")
 def get_announcement(id: str):  # noqa: A002
     return ok({"success": True, "announcement": announcements.get(id)})
 
 
-@router.put("/api/admin/announcements/<id>", middlewares=ANN, summary="Update an announcement (partial)",
-            openapi_extensions=doc(body="internships.announcements.models:AnnouncementUpdate",
-                                   response="internships.announcements.models:Announcement", errors=(400, 404, 409)))
+@router.put("/api/admin/announcements/<id>",
+            openapi_extensions=doc(body="internships.announcements.models:AnnouncementUpdate", response=_M +
+                                   "AnnouncementOut", errors=(409,)),
+            middlewares=ANN, summary="Update an announcement (partial)")
 def update_announcement(id: str):  # noqa: A002
     body = parse_model(AnnouncementUpdate, json_object(router))
     return ok({"success": True, "announcement": announcements.update(principal(router).user_id, id, body)})
 
 
-@router.delete("/api/admin/announcements/<id>", middlewares=ANN, summary="Delete an announcement",
-               openapi_extensions=doc(errors=(404,)))
+@router.delete("/api/admin/announcements/<id>",
+               openapi_extensions=doc(response=_M + "AnnouncementDeleted"),
+               middlewares=ANN, summary="Delete an announcement")
 def delete_announcement(id: str):  # noqa: A002
     return ok(announcements.delete(principal(router).user_id, id))
 
 
 # ---------------------------------------------------------------- jobs
 @router.get("/api/admin/jobs", middlewares=JOBS, summary="List aggregated jobs (newest first)",
+            openapi_extensions=doc(query=_M + "PageQuery", response=_M + "AdminJob", list_key="jobs", paginated=True),
             description="Query page, limit; response total, pages and per-source counts.")
 def list_jobs():
     return ok(jobs.admin_list(query(router, "page"), query(router, "limit")))
 
 
 @router.delete("/api/admin/jobs", middlewares=JOBS, summary="Delete jobs",
+               openapi_extensions=doc(query=_M + "JobsDeleteQuery", response=_M + "JobsDeleted"),
                description="Query or body: jobId (one), olderThanDays (N), or all=true; bulk deletes remove up to "
-                           "200 oldest per call and answer more=true when more remain.",
-               openapi_extensions=doc(errors=(400, 404)))
+                           "200 oldest per call and answer more=true when more remain.")
 def delete_jobs():
     body = json_object(router, required=False)
     job_id = body.get("jobId") or query(router, "jobId")
@@ -97,19 +103,23 @@ def _fetch_result(kind: str, result: dict):
     return ok({"success": True, **result})
 
 
-@router.post("/api/admin/jobs/fetch-all", middlewares=JOBS, summary="Fetch from the search API and all RSS feeds")
+@router.post("/api/admin/jobs/fetch-all",
+             openapi_extensions=doc(response=_M + "FetchOut"),
+             middlewares=JOBS, summary="Fetch from the search API and all RSS feeds")
 def fetch_all():
     return _fetch_result("fetch-all", jobs.fetch_all())
 
 
-@router.post("/api/admin/jobs/fetch-rss", middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds")
+@router.post("/api/admin/jobs/fetch-rss",
+             openapi_extensions=doc(response=_M + "FetchOut"),
+             middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds")
 def fetch_rss():
     return _fetch_result("fetch-rss", jobs.fetch_rss())
 
 
 @router.post("/api/admin/jobs/refresh", middlewares=JOBS, summary="Refresh one search query",
-             description="Body {query}; 400 without it or when no search API is configured.",
-             openapi_extensions=doc(body="internships.admin_engagement.models:JobsRefresh", errors=(400,)))
+             openapi_extensions=doc(body=_M + "JobsRefresh", response=_M + "FetchOut"),
+             description="Body {query}; 400 without it or when no search API is configured.")
 def refresh_jobs():
     body = parse_model(JobsRefresh, json_object(router))
     return _fetch_result("refresh", jobs.refresh(body.query))
@@ -117,17 +127,19 @@ def refresh_jobs():
 
 # ---------------------------------------------------------------- email
 @router.get("/api/admin/email-queue", middlewares=EMAILS, summary="Email queue",
+            openapi_extensions=doc(query=_M + "EmailQueueQuery", response=_M + "QueuedEmail", list_key="emails",
+                                   paginated=True),
             description="Query status (pending, sending, sent, failed, cancelled), templateType, startDate, endDate "
-                        "(creation day, inclusive), page, limit. Newest first; total/pages from counters.",
-            openapi_extensions=doc(errors=(400,)))
+                        "(creation day, inclusive), page, limit. Newest first; total/pages from counters.")
 def email_queue():
     return ok(mail.list_queue(status=query(router, "status"), template=query(router, "templateType"),
                               start_date=query(router, "startDate"), end_date=query(router, "endDate"),
                               page=query(router, "page"), limit=query(router, "limit")))
 
 
-@router.post("/api/admin/email-queue/retry", middlewares=EMAILS, summary="Retry a failed email (failed → pending)",
-             openapi_extensions=doc(body="internships.admin_engagement.models:EmailAction", errors=(400, 404, 409)))
+@router.post("/api/admin/email-queue/retry",
+             openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
+             middlewares=EMAILS, summary="Retry a failed email (failed → pending)")
 def retry_email():
     body = parse_model(EmailAction, json_object(router))
     email = mail.retry(body.emailId)
@@ -136,8 +148,9 @@ def retry_email():
     return ok({"success": True, "email": email})
 
 
-@router.post("/api/admin/email-queue/cancel", middlewares=EMAILS, summary="Cancel a pending email",
-             openapi_extensions=doc(body="internships.admin_engagement.models:EmailAction", errors=(400, 404, 409)))
+@router.post("/api/admin/email-queue/cancel",
+             openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
+             middlewares=EMAILS, summary="Cancel a pending email")
 def cancel_email():
     body = parse_model(EmailAction, json_object(router))
     email = mail.cancel(body.emailId)
@@ -147,14 +160,15 @@ def cancel_email():
 
 
 @router.get("/api/admin/email-stats", middlewares=EMAILS, summary="Email usage",
+            openapi_extensions=doc(response=_M + "EmailStats"),
             description="Totals by status, opens, delivery and open rates, per template, last 7 days.")
 def email_stats():
     return ok(mail.stats())
 
 
 @router.post("/api/admin/test-email", middlewares=EMAILS, summary="Queue a test email",
-             description="Body {template, to?}: one of the twelve template kinds; to defaults to the caller.",
-             openapi_extensions=doc(body="internships.admin_engagement.models:TestEmail", errors=(400,)))
+             openapi_extensions=doc(body=_M + "TestEmail", response=_M + "TestEmailOut"),
+             description="Body {template, to?}: one of the twelve template kinds; to defaults to the caller.")
 def test_email():
     body = parse_model(TestEmail, json_object(router))
     me = principal(router)

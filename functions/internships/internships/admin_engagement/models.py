@@ -36,3 +36,87 @@ class TestEmail(BaseModel):
         from ..forms.models import normalise_email
 
         return normalise_email(v)
+
+
+# ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
+from typing import Literal, Optional  # noqa: E402
+
+from ..admin_common.schemas import Ok, Open, PageQuery  # noqa: E402
+from ..announcements.models import Announcement  # noqa: E402
+
+
+class AnnouncementOut(Ok):
+    announcement: Announcement
+
+
+class AnnouncementDeleted(Ok):
+    id: str
+    deleted: bool
+
+
+class AdminJob(Open):
+    id: str
+    title: str
+    company: str
+    location: str
+    url: str
+    source: Optional[str] = None
+    postedAt: Optional[str] = None
+    fetchedAt: Optional[str] = None
+
+
+class JobsDeleteQuery(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    jobId: str = Field("", max_length=200)
+    olderThanDays: int = Field(0, ge=0, le=3650)
+    all: Literal["", "true", "false", "1", "0"] = ""
+
+
+class JobsDeleted(Ok):
+    deleted: int
+    more: bool
+
+
+class FetchOut(Ok):
+    added: int
+    updated: int
+    sources: int
+    errors: list[dict]
+
+
+class EmailQueueQuery(PageQuery):
+    status: Literal["", "pending", "sending", "sent", "failed", "cancelled"] = ""
+    templateType: str = ""
+    startDate: str = Field("", description="YYYY-MM-DD (creation day, inclusive)")
+    endDate: str = Field("", description="YYYY-MM-DD (creation day, inclusive)")
+
+
+class QueuedEmail(Open):
+    id: str
+    templateType: str
+    to: str
+    status: str
+    attempts: int
+    createdAt: str
+
+
+class EmailOut(Ok):
+    email: QueuedEmail
+
+
+class EmailStats(Ok):
+    total: int
+    deliveryRate: float
+    openRate: float
+    byTemplate: dict
+    last7Days: list[dict]
+
+
+class TestEmailOut(Ok):
+    emailId: str
+    template: str
+    to: str
+    message: str
+
+

@@ -5,7 +5,7 @@ where ``rows`` is a lazy generator, so 50,000 rows never sit in memory at once.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from lambdakit.errors import ValidationFailed
 
@@ -35,11 +35,6 @@ def _bounds(f: dict):
                       to_name="filters.date_to")
 
 
-def _strip(items: Iterator[dict], hidden: tuple[str, ...] = ()) -> Iterator[dict]:
-    for it in items:
-        yield {k: v for k, v in it.items() if k not in hidden}
-
-
 USER_COLUMNS = ["id", "name", "email", "role", "phone", "college", "degree", "branch", "year_of_study",
                 "graduation_year", "city", "state", "country", "disabled", "created_at"]
 
@@ -47,7 +42,7 @@ USER_COLUMNS = ["id", "name", "email", "role", "phone", "college", "degree", "br
 def users(filters: dict):
     f = _check(filters, ("role", "date_from", "date_to"), "users")
     pk, index = (f"ROLE#{f['role']}", "gsi2") if f.get("role") else ("USERS", "gsi1")
-    return USER_COLUMNS, _strip(repo.iter_index(pk, index=index, sk_between=_bounds(f)), ("password_hash",))
+    return USER_COLUMNS, repo.iter_index(pk, index=index, sk_between=_bounds(f), columns=USER_COLUMNS)
 
 
 ENROLLMENT_COLUMNS = ["id", "user_id", "student_name", "student_email", "domain_id", "domain_name", "duration",
@@ -63,7 +58,8 @@ def enrollments(filters: dict):
         raise ValidationFailed("filters.status is not an enrollment status", fields={"filters.status": "Unknown"})
     pk, index = (f"ENROLLS#{f['status']}", "gsi3") if f.get("status") else ("ENROLLS", "gsi2")
     conds = [repo.attr_eq(k, f[k]) for k in ("domain_id", "payment_status") if k in f]
-    return ENROLLMENT_COLUMNS, repo.iter_index(pk, index=index, sk_between=_bounds(f), filter=repo.and_all(conds))
+    return ENROLLMENT_COLUMNS, repo.iter_index(pk, index=index, sk_between=_bounds(f), filter=repo.and_all(conds),
+                                               columns=ENROLLMENT_COLUMNS)
 
 
 CERT_COLUMNS = ["certificate_id", "student_name", "student_email", "domain_name", "duration", "issue_date",
@@ -79,7 +75,8 @@ def certificates(filters: dict):
         if not isinstance(f["revoked"], bool):
             raise ValidationFailed("filters.revoked must be a boolean", fields={"filters.revoked": "Boolean"})
         conds.append(repo.attr_eq("revoked", f["revoked"]))
-    return CERT_COLUMNS, repo.iter_index("CERTS", index="gsi2", sk_between=_bounds(f), filter=repo.and_all(conds))
+    return CERT_COLUMNS, repo.iter_index("CERTS", index="gsi2", sk_between=_bounds(f), filter=repo.and_all(conds),
+                                         columns=CERT_COLUMNS)
 
 
 DOMAIN_COLUMNS = ["id", "name", "slug", "is_active", "price_1", "price_2", "price_3", "milestones",

@@ -2,12 +2,12 @@
 CSV export, platform settings (one Lambda: AdminInsightsFunction)."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
 
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
@@ -15,15 +15,18 @@ from . import analytics, export, site_settings
 from .models import ExportRequest
 
 router = APIGatewayHttpRouter()
+_M = "internships.admin_insights.models:"
 
 
 @router.get("/api/admin/settings", middlewares=[require_permission("manage_settings")],
+            openapi_extensions=doc(response=_M + "SettingsOut"),
             summary="Platform settings (six keys)")
 def get_settings():
     return ok({"success": True, "settings": site_settings.current()})
 
 
 @router.post("/api/admin/settings", middlewares=[require_permission("manage_settings")],
+             openapi_extensions=doc(body=_M + "SiteSettingsUpdate", response=_M + "SettingsOut"),
              summary="Update platform settings",
              description="Body: any of siteName, siteEmail, sitePhone, siteAddress, maintenanceMode (boolean), "
                          "maxEnrollmentsPerStudent (integer 1-50). Any other key is 400. Returns all six.")
@@ -33,6 +36,7 @@ def post_settings():
 
 
 @router.get("/api/admin/analytics", middlewares=[require_permission("view_analytics")],
+            openapi_extensions=doc(query=_M + "AnalyticsQuery", response=_M + "AnalyticsOut"),
             summary="Platform or per-domain analytics (cached 60 s)",
             description="Query type=platform (default) or domains. Answered from counters; the result is cached "
                         "60 s for every caller. Headers: X-Cache (HIT|MISS), X-Cache-Age (seconds), "
@@ -51,6 +55,7 @@ def get_analytics():
 
 
 @router.get("/api/admin/analytics/engagement", middlewares=[require_permission("view_analytics")],
+            openapi_extensions=doc(response=_M + "EngagementOut"),
             summary="Engagement tiles",
             description="Six tiles: totalStudents, activeEnrollments, milestoneSubmissions, completionRate (0-1), "
                         "averageCompletionTime (days), revenue.")
@@ -59,6 +64,7 @@ def get_engagement():
 
 
 @router.get("/api/admin/analytics/conversion", middlewares=[require_permission("view_analytics")],
+            openapi_extensions=doc(response=_M + "ConversionOut"),
             summary="Conversion funnel",
             description="visitors (unique daily visitors from POST /api/analytics/visit) → signups (student "
                         "accounts) → enrollments → completions, with step rates.")
@@ -67,6 +73,7 @@ def get_conversion():
 
 
 @router.post("/api/admin/export", middlewares=[require_permission("export_data")],
+             openapi_extensions=doc(body=_M + "ExportRequest", response=_M + "ExportLink"),
              summary="CSV export",
              description="Body {entity: users|enrollments|certificates|domains, filters: {...}, delivery: "
                          "auto|direct|s3}. Small results (auto) download directly as text/csv; large ones are "

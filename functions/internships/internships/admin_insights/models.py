@@ -44,3 +44,58 @@ class ExportRequest(BaseModel):
     filters: dict[str, Any] = Field(default_factory=dict)
     format: Literal["csv"] = "csv"
     delivery: Literal["auto", "direct", "s3"] = "auto"
+
+
+# ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
+from ..admin_common.schemas import Ok, Open  # noqa: E402
+
+
+class SettingsOut(Ok):
+    settings: SiteSettings
+
+
+class AnalyticsQuery(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    type: Literal["platform", "domains"] = "platform"
+
+
+class AnalyticsOut(Ok):
+    type: Literal["platform", "domains"]
+    data: dict[str, Any]
+    cacheAge: int
+
+
+class Tile(Open):
+    key: str
+    label: str
+    value: float | int
+    unit: Optional[str] = None
+
+
+class EngagementOut(Ok):
+    tiles: list[Tile]
+
+
+class FunnelStage(Open):
+    stage: str
+    count: int
+    rateFromPrevious: Optional[float] = None
+    rateFromTop: Optional[float] = None
+
+
+class ConversionOut(Ok):
+    visitors: int
+    signups: int
+    enrollments: int
+    completions: int
+    funnel: list[FunnelStage]
+
+
+class ExportLink(Ok):
+    """``delivery: s3`` (or a large ``auto`` export). Small exports answer ``200 text/csv`` instead."""
+    mode: Literal["s3"]
+    url: str
+    expiresAt: str
+    rows: int
+    filename: str

@@ -98,12 +98,36 @@ def cache_put(kind: str, data: dict, computed_ts: float, ttl_seconds: int) -> No
                  "ttl": int(computed_ts) + ttl_seconds + 3600})
 
 
-def iter_index(pk_value: str, *, index: str, sk_between: tuple[str, str] | None = None, filter=None):
-    """Every item of an index partition, 1 MB page by page (exports only)."""
-    kw = {"index": index, "filter": filter, "forward": False}
+def iter_index(pk_value: str, *, index: str, sk_between: tuple[str, str] | None = None, filter=None,
+               columns: list[str] | None = None):
+    """Every item of an index partition, newest first, 1 MB page by page (exports only).
+
+    ``columns`` becomes a ``ProjectionExpression``: only the exported attributes travel
+    (fewer bytes read per page, far less (de)serialisation per row — the dominant cost of
+    a 50,000-row export, on DynamoDB and even more on the emulator)."""
+    from boto3.dynamodb.conditions import Key
+
+    from lambdakit.ddb import from_ddb
+
+    cond = Key(f"{index}pk").eq(pk_value)
     if sk_between:
-        kw["sk_between"] = sk_between
-    yield from table().iter_query(pk_value, **kw)
+        cond = cond & Key(f"{index}sk").between(*sk_between)
+    kw: dict[str, Any] = {"IndexName": index, "KeyConditionExpression": cond, "ScanIndexForward": False}
+    if filter is not None:
+        kw["FilterExpression"] = filter
+    if columns:
+        names = {f"#c{i}": c for i, c in enumerate(columns)}
+        kw["ProjectionExpression"] = ", ".join(names)
+        kw["ExpressionAttributeNames"] = names
+    raw = table().raw
+    while True:
+        resp = raw.query(**kw)
+        for item in resp.get("Items", ()):
+            yield from_ddb(item)
+        last = resp.get("LastEvaluatedKey")
+        if not last:
+            return
+        kw["ExclusiveStartKey"] = last
 
 
 def list_domains() -> list[dict]:

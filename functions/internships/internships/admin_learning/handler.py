@@ -6,16 +6,27 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, int_query, json_object, parse_model, raw_body
+from lambdakit.openapi import doc
 
 from ..admin_common.dates import iso_bounds
 from ..admin_common.http import filters, page_params, paginated
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
 from . import cert_templates, certificates, enrollments, invoices, resources, submissions
-from .models import (CertificateAction, EnrollmentUpdate, InvoiceSend, ResourceIn, ResourcePatch, SignRequest,
-                     SubmissionDecision, TemplateCreate, TemplateUpdate)
+from .models import (
+    CertificateAction,
+    EnrollmentUpdate,
+    InvoiceSend,
+    ResourceIn,
+    ResourcePatch,
+    SignRequest,
+    SubmissionDecision,
+    TemplateCreate,
+    TemplateUpdate,
+)
 
 router = APIGatewayHttpRouter()
+_M = "internships.admin_learning.models:"
 
 
 def _me() -> str:
@@ -24,6 +35,8 @@ def _me() -> str:
 
 # ---------------------------------------------------------------- enrollments (manage_enrollments)
 @router.get("/api/admin/enrollments", middlewares=[require_permission("manage_enrollments")],
+            openapi_extensions=doc(query=_M + "EnrollmentsQuery", response=_M + "AdminEnrollment",
+                                   list_key="enrollments", paginated=True),
             summary="List enrollments",
             description="Query page, limit, status, search (student name/email, domain, id, coupon), domain_id, "
                         "payment_status, cursor. Newest first.")
@@ -37,12 +50,14 @@ def list_enrollments():
 
 
 @router.get("/api/admin/enrollments/<id>", middlewares=[require_permission("manage_enrollments")],
+            openapi_extensions=doc(response=_M + "EnrollmentDetailOut"),
             summary="Enrollment detail with milestones")
 def get_enrollment(id: str):
     return ok({"success": True, "enrollment": enrollments.detail(id)})
 
 
 @router.put("/api/admin/enrollments/<id>", middlewares=[require_permission("manage_enrollments")],
+            openapi_extensions=doc(body=_M + "EnrollmentUpdate", response=_M + "EnrollmentOut", errors=(409,)),
             summary="Update an enrollment",
             description="Body {status?, admin_notes?, submission_email?}. Status moves pending→active, "
                         "pending|active→cancelled; completion only through approve.")
@@ -52,6 +67,7 @@ def put_enrollment(id: str):
 
 
 @router.post("/api/admin/enrollments/<id>/repair-milestones", middlewares=[require_permission("manage_enrollments")],
+             openapi_extensions=doc(response=_M + "RepairOut", errors=(409,)),
              summary="Re-create missing milestones",
              description="Creates the milestones of the domain plan the enrollment lacks; existing (reviewed or "
                          "not) are untouched. Idempotent.")
@@ -61,6 +77,8 @@ def repair(id: str):
 
 # ---------------------------------------------------------------- submissions (review_milestones)
 @router.get("/api/admin/submissions", middlewares=[require_permission("review_milestones")],
+            openapi_extensions=doc(query=_M + "SubmissionsQuery", response=_M + "AdminEnrollment",
+                                   list_key="submissions", paginated=True),
             summary="Final-project submissions", description="Query page, limit, status (submitted|approved|"
                                                              "rejected), search, cursor.")
 def list_submissions():
@@ -72,6 +90,8 @@ def list_submissions():
 
 
 @router.get("/api/admin/submissions/milestones", middlewares=[require_permission("review_milestones")],
+            openapi_extensions=doc(query=_M + "MilestoneSubmissionsQuery", response=_M + "Milestone",
+                                   list_key="milestones", paginated=True),
             summary="Milestone submissions by status",
             description="Query status (submitted default, pending, reviewed, rejected), enrollment_id, page, limit.")
 def list_milestone_submissions():
@@ -84,6 +104,7 @@ def list_milestone_submissions():
 
 
 @router.post("/api/admin/submissions/<id>/approve", middlewares=[require_permission("review_milestones")],
+             openapi_extensions=doc(body=_M + "SubmissionDecision", response=_M + "DecisionOut", errors=(409,)),
              summary="Approve a final-project submission", description="id is the enrollment id; body {remarks?}.")
 def approve_submission(id: str):
     body = parse_model(SubmissionDecision, json_object(router, required=False))
@@ -91,6 +112,7 @@ def approve_submission(id: str):
 
 
 @router.post("/api/admin/submissions/<id>/reject", middlewares=[require_permission("review_milestones")],
+             openapi_extensions=doc(body=_M + "SubmissionDecision", response=_M + "DecisionOut", errors=(409,)),
              summary="Reject a final-project submission", description="Body {remarks} (required).")
 def reject_submission(id: str):
     body = parse_model(SubmissionDecision, json_object(router, required=False))
@@ -99,6 +121,8 @@ def reject_submission(id: str):
 
 # ---------------------------------------------------------------- resources (manage_resources)
 @router.get("/api/admin/resources", middlewares=[require_permission("manage_resources")],
+            openapi_extensions=doc(query=_M + "ResourcesQuery", response=_M + "Resource", list_key="resources",
+                                   paginated=True),
             summary="List resources", description="Query domain_id, week, resource_type, page, limit.")
 def list_resources():
     req, cursor = page_params(router)
@@ -111,6 +135,7 @@ def list_resources():
 
 
 @router.post("/api/admin/resources", middlewares=[require_permission("manage_resources")],
+             openapi_extensions=doc(body=_M + "ResourceIn", response=_M + "ResourceOut", status=201),
              summary="Create a resource",
              description="Body {domain_id, week, position?, title, description?, resource_type, url | file_key, "
                          "is_active?}. 201.")
@@ -120,6 +145,8 @@ def create_resource():
 
 
 @router.post("/api/admin/resources/upload", middlewares=[require_permission("manage_resources")],
+             openapi_extensions=doc(form={"file": "file", "resource_type": "string"}, response=_M + "UploadOut",
+                                    status=201, errors=(413,)),
              summary="Upload a resource file (multipart)",
              description="multipart/form-data: file, resource_type. Stored in the files bucket; returns file_key "
                          "for POST /api/admin/resources and a short-lived download url.")
@@ -128,6 +155,7 @@ def upload_resource():
 
 
 @router.post("/api/admin/resources/sign", middlewares=[require_permission("manage_resources")],
+             openapi_extensions=doc(body=_M + "SignRequest", response=_M + "SignOut"),
              summary="Presigned upload URL",
              description="Body {filename, content_type, resource_type?} → {uploadUrl, method PUT, headers, key}.")
 def sign_resource():
@@ -136,12 +164,14 @@ def sign_resource():
 
 
 @router.get("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
+            openapi_extensions=doc(response=_M + "ResourceOut"),
             summary="One resource")
 def get_resource(id: str):
     return ok({"success": True, "resource": resources.get(id)})
 
 
 @router.put("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
+            openapi_extensions=doc(body=_M + "ResourcePatch", response=_M + "ResourceOut", errors=(409,)),
             summary="Update a resource", description="Partial: any field of the create body; null clears url/file_key.")
 def put_resource(id: str):
     body = parse_model(ResourcePatch, json_object(router))
@@ -149,6 +179,7 @@ def put_resource(id: str):
 
 
 @router.delete("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
+               openapi_extensions=doc(response=_M + "Deleted"),
                summary="Delete a resource")
 def delete_resource(id: str):
     resources.delete(_me(), id)
@@ -157,6 +188,8 @@ def delete_resource(id: str):
 
 # ---------------------------------------------------------------- certificate templates
 @router.get("/api/admin/certificate-templates", middlewares=[require_permission("manage_templates")],
+            openapi_extensions=doc(query=_M + "ListQuery", response=_M + "CertTemplate", list_key="templates",
+                                   paginated=True),
             summary="List certificate templates", description="activeTemplateId names the one driving the PDF.")
 def list_templates():
     req, cursor = page_params(router)
@@ -165,6 +198,8 @@ def list_templates():
 
 
 @router.post("/api/admin/certificate-templates", middlewares=[require_permission("manage_templates")],
+             openapi_extensions=doc(body=_M + "TemplateCreate", response=_M + "TemplateOut", status=201,
+                                    errors=(409,)),
              summary="Create a certificate template",
              description="Body {name, description?, layout {orientation, page_size, font, colors, title, subtitle, "
                          "body, signature_name, signature_title, footer, show_qr, border}, is_active?}. Text may "
@@ -175,6 +210,7 @@ def create_template():
 
 
 @router.put("/api/admin/certificate-templates/<id>", middlewares=[require_permission("edit_template")],
+            openapi_extensions=doc(body=_M + "TemplateUpdate", response=_M + "TemplateOut", errors=(409,)),
             summary="Update a certificate template", description="Partial; is_active true makes it the active one.")
 def put_template(id: str):
     body = parse_model(TemplateUpdate, json_object(router))
@@ -183,6 +219,8 @@ def put_template(id: str):
 
 # ---------------------------------------------------------------- certificates (manage_certificates)
 @router.get("/api/admin/certificates", middlewares=[require_permission("manage_certificates")],
+            openapi_extensions=doc(query=_M + "CertificatesQuery", response=_M + "Certificate",
+                                   list_key="certificates", paginated=True),
             summary="List certificates", description="Query page, limit, search, revoked (true|false), domain_id.")
 def list_certificates():
     req, cursor = page_params(router)
@@ -199,6 +237,7 @@ def list_certificates():
 
 
 @router.post("/api/admin/certificates/<id>/revoke", middlewares=[require_permission("manage_certificates")],
+             openapi_extensions=doc(body=_M + "CertificateAction", response=_M + "CertificateOut", errors=(409,)),
              summary="Revoke a certificate", description="Body {reason?}. Verification then answers 404. 409 if "
                                                          "already revoked.")
 def revoke_certificate(id: str):
@@ -207,6 +246,7 @@ def revoke_certificate(id: str):
 
 
 @router.post("/api/admin/certificates/<id>/unrevoke", middlewares=[require_permission("manage_certificates")],
+             openapi_extensions=doc(response=_M + "CertificateOut", errors=(409,)),
              summary="Un-revoke a certificate", description="409 if not revoked.")
 def unrevoke_certificate(id: str):
     return ok({"success": True, "certificate": certificates.set_revoked(_me(), id, False, None)})
@@ -214,6 +254,8 @@ def unrevoke_certificate(id: str):
 
 # ---------------------------------------------------------------- invoices (manage_invoices)
 @router.get("/api/admin/invoices", middlewares=[require_permission("manage_invoices")],
+            openapi_extensions=doc(query=_M + "InvoicesQuery", response=_M + "Invoice", list_key="invoices",
+                                   paginated=True),
             summary="List invoices", description="Query page, limit, search, user_id, date_from, date_to.")
 def list_invoices():
     req, cursor = page_params(router)
@@ -225,6 +267,8 @@ def list_invoices():
 
 
 @router.post("/api/admin/invoices/<id>/send", middlewares=[require_permission("manage_invoices")],
+             openapi_extensions=doc(body=_M + "InvoiceSend", response=_M + "InvoiceSendOut", status=202,
+                                    errors=(409,)),
              summary="Email an invoice", description="Body (optional) {to}; default the student's email. The PDF is "
                                                      "attached. 202 with the queued email id.")
 def send_invoice(id: str):

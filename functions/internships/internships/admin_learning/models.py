@@ -120,3 +120,151 @@ class InvoiceSend(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     to: Optional[str] = Field(None, min_length=3, max_length=254, pattern=r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
+
+
+# ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
+from ..admin_common.schemas import DateRange, ListQuery, Message, Ok, Open  # noqa: E402
+
+
+class EnrollmentsQuery(ListQuery):
+    status: str = Field("", description="pending|active|completed|cancelled")
+    search: str = Field("", max_length=200, description="student name/email, domain, id, coupon")
+    domain_id: str = ""
+    payment_status: str = ""
+
+
+class AdminEnrollment(Open):
+    id: str
+    user_id: str
+    domain_id: str
+    status: str
+    created_at: str
+
+
+class EnrollmentDetail(AdminEnrollment):
+    milestones: list[dict]
+    progress: dict
+
+
+class EnrollmentOut(Ok):
+    enrollment: AdminEnrollment
+
+
+class EnrollmentDetailOut(Ok):
+    enrollment: EnrollmentDetail
+
+
+class RepairOut(Ok):
+    created: int
+    existing: int
+    total: int
+    milestones: list[dict]
+
+
+class SubmissionsQuery(ListQuery):
+    status: str = Field("", description="submitted|approved|rejected")
+    search: str = Field("", max_length=200)
+
+
+class MilestoneSubmissionsQuery(ListQuery):
+    status: str = Field("", description="submitted (default)|pending|reviewed|rejected")
+    enrollment_id: str = ""
+
+
+class Milestone(Open):
+    id: str
+    enrollment_id: str
+    order: int
+    status: str
+
+
+class DecisionOut(Ok):
+    enrollmentId: str
+    project_status: str
+    remarks: Optional[str] = None
+    completed: bool
+
+
+class ResourcesQuery(ListQuery):
+    domain_id: str = ""
+    week: int = Field(0, ge=0, le=52, description="0 = every week")
+    resource_type: str = ""
+
+
+class Resource(Open):
+    id: str
+    domain_id: str
+    week: int
+    title: str
+    resource_type: str
+
+
+class ResourceOut(Ok):
+    resource: Resource
+
+
+class UploadOut(Ok):
+    key: str
+    file_key: str
+    contentType: str
+    size: int
+    resource_type: str
+    url: str
+
+
+class SignOut(Ok):
+    uploadUrl: str
+    method: Literal["PUT"]
+    headers: dict[str, str]
+    key: str
+    file_key: str
+    expiresIn: int
+
+
+class CertTemplate(Open):
+    id: str
+    name: str
+    layout: dict
+    is_active: bool
+
+
+class TemplateOut(Ok):
+    template: CertTemplate
+
+
+class CertificatesQuery(ListQuery):
+    search: str = Field("", max_length=200)
+    revoked: Literal["", "true", "false"] = ""
+    domain_id: str = ""
+
+
+class Certificate(Open):
+    certificate_id: str
+    enrollment_id: str
+    user_id: str
+    revoked: bool
+
+
+class CertificateOut(Ok):
+    certificate: Certificate
+
+
+class InvoicesQuery(ListQuery, DateRange):
+    search: str = Field("", max_length=200)
+    user_id: str = ""
+
+
+class Invoice(Open):
+    id: str
+    number: str
+    enrollment_id: str
+    user_id: str
+
+
+class InvoiceSendOut(Ok):
+    emailId: str
+    to: str
+    invoiceId: str
+
+
+Deleted = Message  # {success, message}

@@ -5,20 +5,22 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model
+from lambdakit.openapi import doc
 
 from ..activity import service as activity_service
 from ..admin_common.http import filters, page_params, paginated
 from ..auth import principal, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
-
 from . import leads, roles, users
 from .models import FixAvatars, LeadConvert, LeadPatch, RoleChange, RoleUpdate, UserCreate, UserUpdate
 
 router = APIGatewayHttpRouter()
+_M = "internships.admin_people.models:"
 
 
 # ---------------------------------------------------------------- roles
 @router.get("/api/admin/roles", middlewares=[require_permission("manage_roles")],
+            openapi_extensions=doc(response=_M + "RolesOut"),
             summary="Role → permission table",
             description="Every role with its effective permissions, its defaults and whether it is customised, "
                         "plus the permission catalogue.")
@@ -27,12 +29,14 @@ def list_roles():
 
 
 @router.get("/api/admin/roles/<role>", middlewares=[require_permission("manage_roles")],
+            openapi_extensions=doc(response=_M + "RoleOut"),
             summary="One role's permissions")
 def get_role(role: str):
     return ok({"success": True, "role": roles.describe(role)})
 
 
 @router.put("/api/admin/roles/<role>", middlewares=[require_roles("super_admin")],
+            openapi_extensions=doc(body=_M + "RoleUpdate", response=_M + "RoleOut", errors=(409,)),
             summary="Replace a role's permissions (super_admin only)",
             description="Body {permissions: [..]} replaces the set; {reset: true} restores the defaults; "
                         "optional version for optimistic concurrency (409 on mismatch). manage_users and "
@@ -46,6 +50,8 @@ def put_role(role: str):
 
 # ---------------------------------------------------------------- activity logs
 @router.get("/api/admin/activity-logs", middlewares=[require_permission("view_activity_logs")],
+            openapi_extensions=doc(query=_M + "ActivityQuery", response=_M + "ActivityLog", list_key="logs",
+                                   paginated=True),
             summary="Admin activity log",
             description="Newest first. Query page, limit, admin_id, action_type, entity_type, search, date_from, "
                         "date_to (ISO dates; date_to inclusive), cursor.")
@@ -65,6 +71,8 @@ def _me():
 
 
 @router.get("/api/admin/users", middlewares=[require_permission("manage_users")],
+            openapi_extensions=doc(query=_M + "UsersQuery", response=_M + "AdminUser", list_key="users",
+                                   paginated=True),
             summary="List users", description="Query page, limit, search (name, email, phone), role, cursor.")
 def list_users():
     req, cursor = page_params(router)
@@ -75,6 +83,7 @@ def list_users():
 
 
 @router.post("/api/admin/users", middlewares=[require_permission("manage_users")],
+             openapi_extensions=doc(body=_M + "UserCreate", response=_M + "UserOut", status=201, errors=(409,)),
              summary="Create a staff user",
              description="Body {email, password, name, role (admin|super_admin|project_admin|reviewer; default "
                          "reviewer), phone?}. 201 with the user; 409 duplicate email.")
@@ -83,12 +92,15 @@ def create_user():
     return ok({"success": True, "user": users.create(_me(), body.model_dump())}, 201)
 
 
-@router.get("/api/admin/users/<id>", middlewares=[require_permission("manage_users")], summary="One user")
+@router.get("/api/admin/users/<id>",
+            openapi_extensions=doc(response=_M + "UserOut"),
+            middlewares=[require_permission("manage_users")], summary="One user")
 def get_user(id: str):
     return ok({"success": True, "user": users.get(id)})
 
 
 @router.put("/api/admin/users/<id>", middlewares=[require_permission("manage_users")],
+            openapi_extensions=doc(body=_M + "UserUpdate", response=_M + "UserOut", errors=(409,)),
             summary="Update a user's profile",
             description="Any profile field, plus disabled (boolean). Email and role are not editable here; "
                         "null clears an optional field.")
@@ -98,6 +110,7 @@ def update_user(id: str):
 
 
 @router.delete("/api/admin/users/<id>", middlewares=[require_permission("manage_users")],
+               openapi_extensions=doc(response=_M + "Deleted", errors=(409,)),
                summary="Delete a user", description="Not yourself, and never the last super_admin.")
 def delete_user(id: str):
     users.delete(_me(), id)
@@ -105,6 +118,7 @@ def delete_user(id: str):
 
 
 @router.put("/api/admin/users/<id>/role", middlewares=[require_permission("manage_users")],
+            openapi_extensions=doc(body=_M + "RoleChange", response=_M + "UserOut", errors=(409,)),
             summary="Change a user's role", description="Body {role}. Not your own; never the last super_admin.")
 def set_user_role(id: str):
     body = parse_model(RoleChange, json_object(router))
@@ -112,6 +126,8 @@ def set_user_role(id: str):
 
 
 @router.get("/api/admin/users-list", middlewares=[require_permission("view_users")],
+            openapi_extensions=doc(query=_M + "UsersQuery", response=_M + "UserBrief", list_key="users",
+                                   paginated=True),
             summary="Compact user list", description="id, name, email, role; query page, limit, search, role.")
 def users_list():
     req, cursor = page_params(router)
@@ -122,6 +138,8 @@ def users_list():
 
 
 @router.get("/api/admin/students", middlewares=[require_permission("view_students")],
+            openapi_extensions=doc(query=_M + "StudentsQuery", response=_M + "StudentBrief", list_key="students",
+                                   paginated=True),
             summary="Simplified student list", description="Query page, limit, search, cursor.")
 def students():
     req, cursor = page_params(router)
@@ -132,6 +150,7 @@ def students():
 
 
 @router.post("/api/admin/fix-google-avatars", middlewares=[require_permission("manage_users")],
+             openapi_extensions=doc(body=_M + "FixAvatars", response=_M + "FixAvatarsOut"),
              summary="Proxy Google avatar URLs",
              description="Rewrites avatar_url values on Google's image host to /api/proxy-image?url=<encoded>. "
                          "Body (optional) {dryRun, limit}. Idempotent.")
@@ -142,6 +161,7 @@ def fix_google_avatars():
 
 # ---------------------------------------------------------------- leads (manage_leads)
 @router.get("/api/admin/leads", middlewares=[require_permission("manage_leads")],
+            openapi_extensions=doc(query=_M + "LeadsQuery", response=_M + "Lead", list_key="leads", paginated=True),
             summary="List leads",
             description="Query page, limit, domain, status (new|contacted|qualified|converted|lost), search, "
                         "date_from, date_to, cursor.")
@@ -156,6 +176,8 @@ def list_leads():
 
 
 @router.post("/api/admin/leads/<id>/convert", middlewares=[require_permission("manage_leads")],
+             openapi_extensions=doc(body=_M + "LeadConvert", response=_M + "LeadConvertOut", status=201,
+                                    errors=(409,)),
              summary="Convert a lead into a student account",
              description="Optional body {email, name, phone} fills what the lead lacks. Creates the student, "
                          "emails a set-password link (also returned), marks the lead converted. 409 if already "
@@ -166,6 +188,7 @@ def convert_lead(id: str):
 
 
 @router.patch("/api/admin/leads/<id>", middlewares=[require_permission("manage_leads")],
+              openapi_extensions=doc(body=_M + "LeadPatch", response=_M + "LeadOut", errors=(409,)),
               summary="Update a lead", description="Body {status?, notes?}; status converted only via convert.")
 def patch_lead(id: str):
     body = parse_model(LeadPatch, json_object(router))
@@ -175,7 +198,9 @@ def patch_lead(id: str):
     return ok({"success": True, "lead": leads.update(_me(), id, changes)})
 
 
-@router.delete("/api/admin/leads/<id>", middlewares=[require_permission("manage_leads")], summary="Delete a lead")
+@router.delete("/api/admin/leads/<id>",
+               openapi_extensions=doc(response=_M + "Deleted"),
+               middlewares=[require_permission("manage_leads")], summary="Delete a lead")
 def delete_lead(id: str):
     leads.delete(_me(), id)
     return ok({"success": True, "message": "Lead deleted"})

@@ -78,3 +78,122 @@ class FixAvatars(BaseModel):
 
     dryRun: StrictBool = False
     limit: int = Field(1000, ge=1, le=5000)
+
+
+# ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
+from ..admin_common.schemas import DateRange, ListQuery, Message, Ok, Open  # noqa: E402
+
+
+class RoleView(Open):
+    role: str
+    permissions: list[str]
+    defaults: list[str]
+    customised: bool
+    editable: bool
+    version: int
+    updatedAt: Optional[str] = None
+    updatedBy: Optional[str] = None
+
+
+class RolesOut(Ok):
+    roles: list[RoleView]
+    permissions: list[str]
+
+
+class RoleOut(Ok):
+    role: RoleView
+
+
+class ActivityQuery(ListQuery, DateRange):
+    admin_id: str = ""
+    action_type: str = ""
+    entity_type: str = ""
+    search: str = Field("", max_length=200)
+
+
+class ActivityLog(Open):
+    id: str
+    admin_id: str
+    action_type: str
+    entity_type: str
+    entity_id: str
+    before: Optional[dict] = None
+    after: Optional[dict] = None
+    created_at: str
+
+
+class UsersQuery(ListQuery):
+    search: str = Field("", max_length=200)
+    role: str = Field("", description="student|admin|super_admin|project_admin|reviewer")
+
+
+class AdminUser(Open):
+    """A user without secrets (no password hash)."""
+    id: str
+    email: str
+    role: str
+    name: Optional[str] = None
+
+
+class UserOut(Ok):
+    user: AdminUser
+
+
+class UserBrief(Open):
+    id: str
+    name: Optional[str] = None
+    email: str
+    role: str
+
+
+class StudentsQuery(ListQuery):
+    search: str = Field("", max_length=200)
+
+
+class StudentBrief(Open):
+    id: str
+    name: Optional[str] = None
+    email: str
+    phone: Optional[str] = None
+    college: Optional[str] = None
+    city: Optional[str] = None
+    created_at: Optional[str] = None
+    avatar_url: Optional[str] = None
+
+
+class FixAvatarsOut(Ok):
+    matched: int
+    updated: int
+    dryRun: bool
+    remaining: bool
+
+
+class LeadsQuery(ListQuery, DateRange):
+    domain: str = ""
+    status: str = Field("", description="new|contacted|qualified|converted|lost")
+    search: str = Field("", max_length=200)
+
+
+class Lead(Open):
+    id: str
+    status: str
+    name: Optional[str] = None
+    email: Optional[str] = None
+    phone: Optional[str] = None
+    notes: Optional[str] = None
+    created_at: Optional[str] = None
+
+
+class LeadOut(Ok):
+    lead: Lead
+
+
+class LeadConvertOut(Ok):
+    lead: Lead
+    user: UserBrief
+    setPasswordLink: str
+    expiresAt: str
+    emailId: str
+
+
+Deleted = Message  # {success, message}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model
+from lambdakit.openapi import doc
 
 from .. import activity
 from ..auth import principal, require_permission, require_roles
@@ -15,9 +16,12 @@ from . import service
 from .models import ApproveEnrollment
 
 router = APIGatewayHttpRouter()
+_M = "internships.admin_review.models:"
 
 
 @router.post("/api/admin/milestones/<id>/review", summary="Approve or reject a submitted milestone",
+             openapi_extensions=doc(body="internships.learning.models:ReviewMilestone", response=_M + "MilestoneOut",
+                                    errors=(409,)),
              middlewares=[require_permission("review_milestones")],
              description="{remarks, action: approve (default) | reject}: submitted → reviewed | rejected; "
                          "409 when the milestone is not submitted.")
@@ -31,6 +35,8 @@ def review(id: str):  # noqa: A002
 
 
 @router.post("/api/admin/milestones/<id>/force-status", summary="Set any milestone status",
+             openapi_extensions=doc(body="internships.learning.models:ForceStatus", response=_M + "MilestoneOut",
+                                    errors=(409,)),
              middlewares=[require_roles("admin", "super_admin")])
 def force_status(id: str):  # noqa: A002
     p = principal(router)
@@ -42,6 +48,7 @@ def force_status(id: str):  # noqa: A002
 
 
 @router.post("/api/admin/enrollments/<id>/approve", summary="Complete an enrollment and issue its certificate",
+             openapi_extensions=doc(body=_M + "ApproveEnrollment", response=_M + "ApproveOut", errors=(409,)),
              middlewares=[require_permission("manage_enrollments")],
              description="Every milestone must be reviewed and the enrollment active, unless {force: true}. "
                          "Idempotent for a completed enrollment.")
