@@ -19,8 +19,8 @@ from lambdakit.errors import ValidationFailed
 
 from .. import activity
 from ..settings import settings
-from . import repository as repo
 from . import export_sources as sources
+from . import repository as repo
 
 
 def _cell(v: Any) -> Any:

@@ -2,9 +2,8 @@
 CSV export, platform settings (one Lambda: AdminInsightsFunction)."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
-
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import json_object, parse_model, query

@@ -29,8 +29,9 @@ def current() -> dict[str, Any]:
 
 
 def update(admin_id: str, body: dict) -> dict[str, Any]:
-    from .models import SiteSettingsUpdate
     from lambdakit.http import parse_model
+
+    from .models import SiteSettingsUpdate
 
     unknown = sorted(k for k in body if k not in KEYS)
     if unknown:

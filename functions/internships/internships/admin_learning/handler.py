@@ -12,8 +12,17 @@ from ..admin_common.http import filters, page_params, paginated
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
 from . import cert_templates, certificates, enrollments, invoices, resources, submissions
-from .models import (CertificateAction, EnrollmentUpdate, InvoiceSend, ResourceIn, ResourcePatch, SignRequest,
-                     SubmissionDecision, TemplateCreate, TemplateUpdate)
+from .models import (
+    CertificateAction,
+    EnrollmentUpdate,
+    InvoiceSend,
+    ResourceIn,
+    ResourcePatch,
+    SignRequest,
+    SubmissionDecision,
+    TemplateCreate,
+    TemplateUpdate,
+)
 
 router = APIGatewayHttpRouter()
 

@@ -10,7 +10,6 @@ from ..activity import service as activity_service
 from ..admin_common.http import filters, page_params, paginated
 from ..auth import principal, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
-
 from . import leads, roles, users
 from .models import FixAvatars, LeadConvert, LeadPatch, RoleChange, RoleUpdate, UserCreate, UserUpdate
 

@@ -2,13 +2,10 @@
 ``DOMAIN#<domain_id>#RESOURCES``)."""
 from __future__ import annotations
 
-
 from .. import counters
 from ..store import clean as _clean
 from ..store import table
 from . import plan
-
-
 
 
 def list_for_enrollment(eid: str, *, consistent: bool = False) -> list[dict]:
