@@ -10,7 +10,7 @@ from lambdakit.openapi import doc
 from ..auth import REFRESH_COOKIE, principal, require_user, session_cookies
 from ..http import build_app, lambda_entry, ok
 from . import google, service
-from .models import LoginRequest, RegisterRequest
+from .models import LoginRequest, RegisterRequest, ResetPasswordRequest
 
 router = APIGatewayHttpRouter()
 
@@ -61,6 +61,18 @@ def refresh():
         csrf.check(router)
     user, tok = service.refresh(cookies(router).get(REFRESH_COOKIE))
     return _auth_response(user, tok)
+
+
+@router.post("/api/auth/reset-password", summary="Set a new password with a set-password link's token",
+             description="Body {token, password}. Consumes the single-use token e-mailed by staff (e.g. lead "
+                         "convert; valid 72 h); password policy as register; 400 for an unknown, used or expired "
+                         "token. Revokes every earlier access token and session of the account.",
+             openapi_extensions=doc(body="internships.accounts.models:ResetPasswordRequest",
+                                    response="internships.accounts.models:MessageResponse", public=True))
+def reset_password():
+    data = parse_model(ResetPasswordRequest, json_object(router))
+    service.reset_password(data.token, data.password, client_ip(router))
+    return ok({"success": True, "message": "Password updated; please sign in"}, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/api/auth/me", summary="The signed-in user", middlewares=[require_user],

@@ -47,6 +47,16 @@ def enrollment_check(eid: str, status: str) -> dict:
             "values": {":est": status}}
 
 
+def presigned_download(key: str, seconds: int = 3600) -> str:
+    """A short-lived GET URL for a resource file uploaded by staff (``file_key`` in the files bucket)."""
+    from lambdakit import aws
+
+    from ..settings import settings
+
+    return aws.client("s3").generate_presigned_url("get_object", Params={"Bucket": settings().files_bucket,
+                                                                        "Key": key}, ExpiresIn=seconds)
+
+
 def resources_for_domain(domain_id: str) -> list[dict]:
     items = table().query_all(f"DOMAIN#{domain_id}#RESOURCES", index="gsi1", max_items=1000)
     return [_clean(i) for i in items]
