@@ -64,5 +64,6 @@ class InvoiceList(_Out):
 
 
 class InvoicesQuery(BaseModel):
-    limit: int | None = Field(default=None, ge=1, le=100)
-    offset: int | None = Field(default=None, ge=0, le=10_000)
+    # plain integers with defaults (not ``int | None``): the same contract, and no anyOf in the query schema
+    limit: int = Field(default=20, ge=1, le=100)
+    offset: int = Field(default=0, ge=0, le=10_000)

@@ -13,8 +13,8 @@ class JobsQuery(BaseModel):
 
     keyword: str | None = Field(default=None, max_length=100)
     location: str | None = Field(default=None, max_length=100)
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=50)
+    page: int = Field(default=1, ge=1)
+    limit: int = Field(default=20, ge=1, le=50)
     suggestions: str | None = Field(default=None, description="1 or true: title autocomplete for q")
     q: str | None = Field(default=None, max_length=100)
 
