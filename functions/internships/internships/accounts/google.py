@@ -23,8 +23,7 @@ from lambdakit import clock
 from lambdakit.errors import ApiError
 from lambdakit.security import constant_time_equals, random_token, sign_token, verify_token
 
-from ..auth import session_cookies
-from ..auth import tokens
+from ..auth import session_cookies, tokens
 from ..settings import settings
 from . import repository as repo
 from . import service

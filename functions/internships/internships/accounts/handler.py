@@ -5,12 +5,12 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import client_ip, cookies, json_object, parse_model, query
+from lambdakit.openapi import doc
 
-from ..auth import REFRESH_COOKIE, principal, require_user
-from ..auth import session_cookies
+from ..auth import REFRESH_COOKIE, principal, require_user, session_cookies
 from ..http import build_app, lambda_entry, ok
 from . import google, service
-from .models import LoginRequest, RegisterRequest
+from .models import LoginRequest, RegisterRequest, ResetPasswordRequest
 
 router = APIGatewayHttpRouter()
 
@@ -24,7 +24,8 @@ def _auth_response(user: dict, tok: service.Tokens) -> Response:
 
 @router.post("/api/auth/register", summary="Register a student account",
              description="Password: 8+ chars with upper, lower and digit; phone required; disposable e-mail "
-                         "domains refused; 3/min per IP. Sets auth-token, refresh-token and csrf-token cookies.")
+                         "domains refused; 3/min per IP. Sets auth-token, refresh-token and csrf-token cookies.",
+             openapi_extensions=doc(body="internships.accounts.models:RegisterRequest", response="internships.accounts.models:AuthResponse", errors=(409,), public=True))
 def register():
     data = parse_model(RegisterRequest, json_object(router))
     user, tok = service.register(data, client_ip(router))
@@ -33,7 +34,8 @@ def register():
 
 @router.post("/api/auth/login", summary="Sign in with e-mail and password",
              description="5/min per IP plus a per-account lockout with back-off (429). Same error for unknown "
-                         "user and wrong password.")
+                         "user and wrong password.",
+             openapi_extensions=doc(body="internships.accounts.models:LoginRequest", response="internships.accounts.models:AuthResponse", errors=(401,), public=True))
 def login():
     data = parse_model(LoginRequest, json_object(router))
     user, tok = service.login(data.email, data.password, client_ip(router))
@@ -41,7 +43,8 @@ def login():
 
 
 @router.post("/api/auth/logout", summary="Sign out", middlewares=[require_user],
-             description="Revokes the refresh-token family and clears both cookies.")
+             description="Revokes the refresh-token family and clears both cookies.",
+             openapi_extensions=doc(response="internships.accounts.models:MessageResponse"))
 def logout():
     service.logout(cookies(router).get(REFRESH_COOKIE), principal(router).user_id)
     return ok({"success": True, "message": "Logged out"}, cookies=session_cookies.clear_cookies())
@@ -49,7 +52,8 @@ def logout():
 
 @router.post("/api/auth/refresh", summary="Rotate the refresh token",
              description="Needs the refresh-token cookie; returns a new cookie pair. A rotated token presented "
-                         "again revokes its whole family.")
+                         "again revokes its whole family.",
+             openapi_extensions=doc(response="internships.accounts.models:AuthResponse", errors=(401,)))
 def refresh():
     from ..auth import csrf
 
@@ -59,13 +63,27 @@ def refresh():
     return _auth_response(user, tok)
 
 
-@router.get("/api/auth/me", summary="The signed-in user", middlewares=[require_user])
+@router.post("/api/auth/reset-password", summary="Set a new password with a set-password link's token",
+             description="Body {token, password}. Consumes the single-use token e-mailed by staff (e.g. lead "
+                         "convert; valid 72 h); password policy as register; 400 for an unknown, used or expired "
+                         "token. Revokes every earlier access token and session of the account.",
+             openapi_extensions=doc(body="internships.accounts.models:ResetPasswordRequest",
+                                    response="internships.accounts.models:MessageResponse", public=True))
+def reset_password():
+    data = parse_model(ResetPasswordRequest, json_object(router))
+    service.reset_password(data.token, data.password, client_ip(router))
+    return ok({"success": True, "message": "Password updated; please sign in"}, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/api/auth/me", summary="The signed-in user", middlewares=[require_user],
+             openapi_extensions=doc(response="internships.accounts.models:MeResponse"))
 def me():
     user = service.get_user(principal(router).user_id)
     return ok({"success": True, "user": service.public_user(user or {})})
 
 
-@router.get("/api/auth/permissions", summary="The caller's permission names", middlewares=[require_user])
+@router.get("/api/auth/permissions", summary="The caller's permission names", middlewares=[require_user],
+             openapi_extensions=doc(response="internships.accounts.models:PermissionsResponse"))
 def permissions():
     p = principal(router)
     return ok({"success": True, "role": p.role, "permissions": sorted(p.permissions)})
@@ -73,7 +91,8 @@ def permissions():
 
 @router.get("/api/auth/google", summary="Start Google sign-in (302 to the provider)",
             description="OpenID Connect code flow with PKCE S256; state, nonce and verifier travel in a signed, "
-                        "10-minute HttpOnly cookie.")
+                        "10-minute HttpOnly cookie.",
+             openapi_extensions=doc(redirect=True, public=True))
 def google_start():
     location, cookie = google.start(query(router, "next"))
     return Response(status_code=302, headers={"Location": location, "Cache-Control": "no-store"}, cookies=[cookie])
@@ -81,7 +100,8 @@ def google_start():
 
 @router.get("/api/auth/google/callback", summary="Google sign-in callback",
             description="Verifies state, exchanges the code, verifies the ID token against the JWKS, creates or "
-                        "links the account and redirects to /dashboard; failures go to /login?error=<reason>.")
+                        "links the account and redirects to /dashboard; failures go to /login?error=<reason>.",
+             openapi_extensions=doc(redirect=True, public=True))
 def google_callback():
     location, cookie_list = google.callback(
         code=query(router, "code"), state=query(router, "state"), error=query(router, "error"),

@@ -32,3 +32,43 @@ class AuthResponse(BaseModel):
     success: bool = True
     user: UserSummary
     token: str
+
+
+# ---------------------------------------------------------------- response bodies (OpenAPI)
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
+class PublicUser(_Out):
+    """The stored user without secrets (password hash, token version...)."""
+
+    id: str
+    email: str
+    name: str | None = None
+    role: str
+    has_password: bool
+
+
+class MeResponse(_Out):
+    success: bool
+    user: PublicUser
+
+
+class PermissionsResponse(_Out):
+    success: bool
+    role: str
+    permissions: list[str]
+
+
+class MessageResponse(_Out):
+    success: bool
+    message: str
+
+
+class ResetPasswordRequest(BaseModel):
+    """``POST /api/auth/reset-password``: the token from the set-password e-mail and the new password."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    token: str = Field(min_length=1, max_length=200)
+    password: str = Field(min_length=1, max_length=256)

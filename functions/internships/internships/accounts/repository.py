@@ -6,6 +6,7 @@ Keys (see docs/internships-data-model.md):
   session         pk SESSION#<sha256>     sk SESSION   {family_id, user_id, status active|rotated|revoked, ttl}
   family          pk FAMILY#<id>          sk FAMILY    {user_id, revoked, expires_at, ttl}
   login failures  pk LOGINFAIL#<email>    sk LOCK      {failures, locked_until, ttl}
+  set-password    pk PWRESET#<sha256>     sk PWRESET   {user_id, purpose, expires_at, ttl} (written by admin_people)
   counters        pk COUNTERS             sk users | users#role#<role>   {count}
 """
 from __future__ import annotations
@@ -152,3 +153,30 @@ def clear_login_failures(email: str) -> None:
 
 def rate_hit(subject: str, limit: int, window_seconds: int) -> ratelimit.RateDecision:
     return ratelimit.hit(table(), subject, limit, window_seconds)
+
+
+# ---------------------------------------------------------------- set-password tokens / access-token version
+def password_token(token_hash: str) -> dict | None:
+    return table().get(f"PWRESET#{token_hash}", "PWRESET", consistent=True)
+
+
+def consume_password_token(token_hash: str, user_id: str, password_hash: str, now: str, now_ts: int) -> None:
+    """Delete the single-use token (still unexpired) and set the new password, bumping the user's
+    ``token_version`` (revokes issued access tokens) in one transaction; ``ConditionFailed`` when the
+    token was used meanwhile, expired, or the user is gone."""
+    upk, usk = user_key(user_id)
+    table().transact([
+        {"delete": (f"PWRESET#{token_hash}", "PWRESET"),
+         "condition": "attribute_exists(pk) AND user_id = :u AND expires_at > :now",
+         "values": {":u": user_id, ":now": now_ts}},
+        {"update": (upk, usk), "set": {"password_hash": password_hash, "password_changed_at": now, "updated_at": now},
+         "add": {"token_version": 1}, "condition": "attribute_exists(pk)"},
+    ])
+
+
+def bump_token_version(user_id: str) -> None:
+    """Invalidate every access token issued to the user so far (logout)."""
+    try:
+        table().update(*user_key(user_id), add={"token_version": 1}, must_exist=True)
+    except ConditionFailed:
+        pass

@@ -19,7 +19,8 @@ from . import repository as repo
 
 PROFILE_FIELDS = ("phone", "college", "degree", "branch", "year_of_study", "graduation_year", "birthday", "gender",
                   "city", "state", "country", "linkedin_url", "github_url", "avatar_url")
-PRIVATE_FIELDS = ("password_hash", "google_sub", "open_enrollments", "invoice_count", "disabled_reason")
+PRIVATE_FIELDS = ("password_hash", "google_sub", "open_enrollments", "invoice_count", "disabled_reason",
+                  "token_version", "password_changed_at")
 _PHONE = re.compile(r"^\+?[0-9][0-9 ()-]{5,19}$")
 
 
@@ -208,6 +209,10 @@ def refresh(refresh_token: str | None) -> tuple[dict, Tokens]:
     if not user or user.get("disabled"):
         repo.revoke_family(family["family_id"], "account", clock.now_iso())
         raise Unauthorized("Account not found or disabled")
+    if user.get("password_changed_at") and str(family.get("created_at", "")) < str(user["password_changed_at"]):
+        # sessions opened before a password reset end with it
+        repo.revoke_family(family["family_id"], "password_reset", clock.now_iso())
+        raise Unauthorized("Session ended by a password change; please sign in again")
     tok, new_session = _issue(user, family_id=family["family_id"], family_expires_at=float(family["expires_at"]))
     try:
         repo.rotate(h, new_session, clock.now_iso())
@@ -219,7 +224,9 @@ def refresh(refresh_token: str | None) -> tuple[dict, Tokens]:
 
 
 def logout(refresh_token: str | None, user_id: str) -> None:
-    """Revoke the presented refresh token's family (only the caller's own)."""
+    """Revoke the presented refresh token's family (only the caller's own) and every access token
+    issued to the caller so far (``token_version`` bump: other devices refresh to a new one)."""
+    repo.bump_token_version(user_id)
     if not refresh_token or len(refresh_token) > 200:
         return
     h = sha256_hex(refresh_token)
@@ -230,3 +237,30 @@ def logout(refresh_token: str | None, user_id: str) -> None:
         repo.revoke_session(h, clock.now_iso())
     if family:
         repo.revoke_family(family["family_id"], "logout", clock.now_iso())
+
+
+# ---------------------------------------------------------------- set-password links (lead convert, staff-created)
+def reset_password(token: str, password: str, ip: str) -> dict:
+    """Consume a set-password token (``PWRESET#<sha256>``, single use, 72 h) and set the password.
+
+    Every access token and refresh session issued before the reset stops working."""
+    _rate(f"reset#{ip}", settings().login_rate_per_minute)
+    invalid = BadRequest("This link is invalid or has expired")
+    if not token or len(token) > 200:
+        raise invalid
+    check_password_policy(password)
+    h = sha256_hex(token)
+    item = repo.password_token(h)
+    now_ts = int(clock.now_ts())
+    if not item or int(item.get("expires_at", 0)) <= now_ts:
+        raise invalid
+    user = repo.get_user(str(item["user_id"]), consistent=True)
+    if not user or user.get("disabled"):
+        raise invalid
+    try:
+        repo.consume_password_token(h, user["id"], hash_password(password, n=settings().scrypt_n), clock.now_iso(),
+                                    now_ts)
+    except ConditionFailed:
+        raise invalid from None
+    repo.clear_login_failures(user["email"])
+    return user

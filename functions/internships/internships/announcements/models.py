@@ -125,3 +125,28 @@ class MarkRead(BaseModel):
     model_config = ConfigDict(extra="ignore")
     announcementId: str | None = Field(default=None, max_length=64)
     notificationId: str | None = Field(default=None, max_length=200)
+
+
+# ---------------------------------------------------------------- student response bodies (OpenAPI)
+class AnnouncementFeed(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    success: bool
+    announcements: list[StudentAnnouncement]
+    unreadCount: int
+
+
+class UnreadCount(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    success: bool
+    count: int
+
+
+class ReadResult(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    success: bool
+    read: bool
+    announcementId: str | None = None
+    notificationId: str | None = None

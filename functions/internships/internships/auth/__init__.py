@@ -9,7 +9,8 @@
 The access token comes from ``Authorization: Bearer`` or the ``auth-token`` cookie. A
 cookie-authenticated unsafe request must pass the CSRF check (``auth.csrf``). Anonymous → 401
 ``{error}``; signed in without the right → 403 ``{error}``. The user item is read on every
-request, so role changes and deleted/disabled accounts take effect at once.
+request, so role changes and deleted/disabled accounts take effect at once, and so does a
+logout or password reset (the token's ``tv`` claim must equal the user's ``token_version``).
 """
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ def authenticate(app) -> Principal:
     user, override = repository.user_and_override(str(claims["sub"]), str(claims.get("role", "student")))
     if user is None or user.get("disabled"):
         raise Unauthorized("Account not found or disabled")
+    if str(claims.get("tv", 0)) != str(int(user.get("token_version", 0) or 0)):
+        raise Unauthorized("Token has been revoked")
     role = user.get("role", "student")
     if role != claims.get("role"):
         override = repository.role_override(role)

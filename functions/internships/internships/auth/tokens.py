@@ -30,6 +30,8 @@ def issue_access_token(user: dict) -> tuple[str, int]:
         "sub": user["id"], "role": user.get("role", "student"), "email": user.get("email", ""),
         "name": user.get("name", ""), "iat": now, "nbf": now, "exp": now + ttl, "iss": ISSUER, "aud": AUDIENCE,
         "typ": "access", "jti": ids.new_id(),
+        # the user's token version: logout and password resets bump it, revoking older tokens
+        "tv": int(user.get("token_version", 0) or 0),
     }
     return jwt.encode(claims, signing_key(), algorithm="HS256"), ttl
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model
+from lambdakit.openapi import doc
 
 from ..auth import require_user
 from ..coupons import service as coupons
@@ -14,19 +15,22 @@ from .models import CouponValidateRequest
 router = APIGatewayHttpRouter()
 
 
-@router.get("/api/domains", summary="Active domains (public)")
+@router.get("/api/domains", summary="Active domains (public)",
+             openapi_extensions=doc(response="internships.catalog.models:DomainList", public=True))
 def list_domains():
     return ok({"success": True, "domains": service.list_active()}, headers={"Cache-Control": "public, max-age=60"})
 
 
-@router.get("/api/domains/<slug>", summary="One active domain by slug (public)")
+@router.get("/api/domains/<slug>", summary="One active domain by slug (public)",
+             openapi_extensions=doc(response="internships.catalog.models:DomainOne", public=True))
 def get_domain(slug: str):
     return ok({"success": True, "domain": service.by_slug(slug)})
 
 
 @router.post("/api/coupons/validate", summary="Check a coupon for a domain and amount", middlewares=[require_user],
              description="200 {valid, discount, coupon, finalAmount}; an unusable coupon is valid:false with a "
-                         "message (no use is consumed here).")
+                         "message (no use is consumed here).",
+             openapi_extensions=doc(body="internships.catalog.models:CouponValidateRequest", response="internships.catalog.models:CouponValidation"))
 def validate_coupon():
     data = parse_model(CouponValidateRequest, json_object(router))
     return ok({"success": True, **coupons.validate(data.code, data.domainId, data.amount)})

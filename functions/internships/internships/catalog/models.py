@@ -78,3 +78,45 @@ class CouponValidateRequest(BaseModel):
     code: str = Field(min_length=1, max_length=40)
     domainId: str | None = Field(default=None, max_length=64)
     amount: float | None = Field(default=None, ge=0, le=10_000_000)
+
+
+# ---------------------------------------------------------------- response bodies (OpenAPI)
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
+class PublicDomain(_Out):
+    id: str
+    name: str
+    slug: str
+    description: str
+    prices: dict[str, float]
+    durations: list[int]
+    milestones: list[MilestonePlan]
+    is_active: bool
+
+
+class DomainList(_Out):
+    success: bool
+    domains: list[PublicDomain]
+
+
+class DomainOne(_Out):
+    success: bool
+    domain: PublicDomain
+
+
+class PublicCoupon(_Out):
+    code: str
+    discount_type: str
+    discount_value: float
+    expires_at: str | None = None
+
+
+class CouponValidation(_Out):
+    success: bool
+    valid: bool
+    discount: float
+    coupon: PublicCoupon | None
+    finalAmount: float | None = None
+    message: str | None = None

@@ -8,7 +8,6 @@ from ..store import clean as _clean
 from ..store import table
 
 
-
 def key(coupon_id: str) -> tuple[str, str]:
     return f"COUPON#{coupon_id}", "COUPON"
 

@@ -42,7 +42,7 @@ _SUMMARIES = {
 for _job in jobs.JOBS:
     router.get(f"/api/cron/{_job}", summary=_SUMMARIES[_job],
                description="Requires Authorization: Bearer <CRON_SECRET>; idempotent per UTC day.",
-               openapi_extensions=doc(errors=(401,)))(_route(_job))
+               openapi_extensions=doc(response="internships.cron.models:CronResult"))(_route(_job))
 
 app = build_app(router)
 _http = lambda_entry(app)

@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import client_ip, int_query
+from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
@@ -20,31 +21,36 @@ def _pdf(filename: str, data: bytes) -> Response:
                              "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"})
 
 
-@router.get("/api/certificates/my-certificates", summary="The caller's certificates", middlewares=[require_user])
+@router.get("/api/certificates/my-certificates", summary="The caller's certificates", middlewares=[require_user],
+             openapi_extensions=doc(response="internships.documents.models:CertificateList"))
 def my_certificates():
     return ok({"success": True, "certificates": service.my_certificates(principal(router))})
 
 
 @router.get("/api/certificates/verify/<certificateId>", summary="Verify a certificate (public, rate limited)",
-            description="200 {valid, certificate}; 404 unknown or revoked; 410 expired; 429 over the limit.")
+            description="200 {valid, certificate}; 404 unknown or revoked; 410 expired; 429 over the limit.",
+             openapi_extensions=doc(response="internships.documents.models:CertificateVerification", errors=(410,), public=True))
 def verify(certificateId: str):  # noqa: N803
     return ok({"success": True, **service.verify(certificateId, client_ip(router))})
 
 
 @router.get("/api/certificates/<certificateId>/download", summary="Certificate PDF (owner or manage_certificates)",
-            middlewares=[require_user])
+            middlewares=[require_user],
+             openapi_extensions=doc(content_type="application/pdf", errors=(409,)))
 def download_certificate(certificateId: str):  # noqa: N803
     return _pdf(*service.certificate_pdf(principal(router), certificateId))
 
 
-@router.get("/api/invoices/my-invoices", summary="The caller's invoices (limit, offset)", middlewares=[require_user])
+@router.get("/api/invoices/my-invoices", summary="The caller's invoices (limit, offset)", middlewares=[require_user],
+             openapi_extensions=doc(query="internships.documents.models:InvoicesQuery", response="internships.documents.models:InvoiceList"))
 def my_invoices():
     limit = int_query(router, "limit", 20, minimum=1, maximum=100)
     offset = int_query(router, "offset", 0, minimum=0, maximum=10_000)
     return ok({"success": True, **service.my_invoices(principal(router), limit, offset)})
 
 
-@router.get("/api/invoices/<id>/download-simple", summary="Invoice PDF (owner only)", middlewares=[require_user])
+@router.get("/api/invoices/<id>/download-simple", summary="Invoice PDF (owner only)", middlewares=[require_user],
+             openapi_extensions=doc(content_type="application/pdf", errors=(409,)))
 def download_invoice(id: str):  # noqa: A002
     return _pdf(*service.invoice_pdf(principal(router), id))
 

@@ -8,8 +8,6 @@ from ..store import clean as _clean
 from ..store import table
 
 
-
-
 def certificate(cert_id: str) -> dict | None:
     if not cert_id or len(cert_id) > 40:
         return None

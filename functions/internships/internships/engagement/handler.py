@@ -19,14 +19,15 @@ AUTH = [require_user]
 
 @router.get("/api/announcements", middlewares=AUTH, summary="Active announcements for the caller",
             description="Live announcements whose target_audience matches the caller, highest priority first, "
-                        "each with isRead; plus unreadCount.")
+                        "each with isRead; plus unreadCount.",
+            openapi_extensions=doc(response="internships.announcements.models:AnnouncementFeed"))
 def list_announcements():
     me = principal(router)
     return ok(announcements.list_for_user(me.user_id, me.role))
 
 
 @router.get("/api/announcements/unread-count", middlewares=AUTH, summary="Number of unread visible announcements",
-            openapi_extensions=doc())
+            openapi_extensions=doc(response="internships.announcements.models:UnreadCount"))
 def unread_count():
     me = principal(router)
     return ok({"success": True, "count": announcements.unread_count(me.user_id, me.role)})
@@ -34,14 +35,15 @@ def unread_count():
 
 @router.post("/api/announcements/<id>/read", middlewares=AUTH, summary="Mark one announcement read",
              description="Idempotent; 404 when the announcement is unknown or not visible to the caller.",
-             openapi_extensions=doc(errors=(404,)))
+             openapi_extensions=doc(response="internships.announcements.models:ReadResult"))
 def read_announcement(id: str):  # noqa: A002
     me = principal(router)
     return ok(announcements.mark_read(me.user_id, me.role, id))
 
 
 @router.get("/api/notifications", middlewares=AUTH, summary="Notification feed (max 20, newest first)",
-            description="Unread announcements, enrollment status changes and milestone reviews.")
+            description="Unread announcements, enrollment status changes and milestone reviews.",
+            openapi_extensions=doc(response="internships.notifications.models:NotificationFeed"))
 def get_notifications():
     me = principal(router)
     return ok(notifications.feed(me.user_id, me.role))
@@ -49,7 +51,8 @@ def get_notifications():
 
 @router.post("/api/notifications", middlewares=AUTH, summary="Mark a notification read",
              description="Body {announcementId} (spec) or {notificationId} (an id from the feed).",
-             openapi_extensions=doc(body="internships.announcements.models:MarkRead", errors=(400, 404)))
+             openapi_extensions=doc(body="internships.announcements.models:MarkRead",
+                                    response="internships.announcements.models:ReadResult"))
 def post_notifications():
     me = principal(router)
     body = parse_model(MarkRead, json_object(router))
@@ -59,7 +62,8 @@ def post_notifications():
 @router.get("/api/jobs", middlewares=AUTH, summary="Search jobs",
             description="Query keyword and/or location (at least one, else 400), page, limit (max 50). "
                         "suggestions=1&q=<text> returns title autocomplete instead.",
-            openapi_extensions=doc(errors=(400,)))
+            openapi_extensions=doc(query="internships.jobs.models:JobsQuery",
+                                   response="internships.jobs.models:JobsResponse"))
 def get_jobs():
     if query(router, "suggestions") in ("1", "true"):
         return ok(jobs.suggest(query(router, "q")))
@@ -72,20 +76,23 @@ def _job_id_from_request():
     return body.get("jobId") if body else query(router, "jobId")
 
 
-@router.get("/api/jobs/saved", middlewares=AUTH, summary="The caller's saved jobs (newest first)")
+@router.get("/api/jobs/saved", middlewares=AUTH, summary="The caller's saved jobs (newest first)",
+            openapi_extensions=doc(response="internships.jobs.models:SavedJobs"))
 def get_saved():
     return ok(jobs.saved(principal(router).user_id))
 
 
 @router.post("/api/jobs/saved", middlewares=AUTH, summary="Save a job", description="Body {jobId}; idempotent.",
-             openapi_extensions=doc(errors=(400, 404)))
+             openapi_extensions=doc(body="internships.jobs.models:JobIdBody",
+                                    response="internships.jobs.models:SaveResult"))
 def post_saved():
     return ok(jobs.save(principal(router).user_id, _job_id_from_request()))
 
 
 @router.delete("/api/jobs/saved", middlewares=AUTH, summary="Unsave a job",
                description="Body {jobId} (or query jobId); 404 when it was not saved.",
-               openapi_extensions=doc(errors=(400, 404)))
+               openapi_extensions=doc(query="internships.jobs.models:JobIdQuery",
+                                      response="internships.jobs.models:SaveResult"))
 def delete_saved():
     return ok(jobs.unsave(principal(router).user_id, _job_id_from_request()))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, json_object, parse_model, raw_body
+from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
@@ -17,14 +18,16 @@ router = APIGatewayHttpRouter()
 @router.post("/api/enrollments/create", summary="Enroll in a domain (creates the payment order)",
              middlewares=[require_user],
              description="Students only. 400 bad duration or unusable coupon, 404 unknown domain, 409 when an "
-                         "active or pending enrollment in the domain exists or maxEnrollmentsPerStudent is reached.")
+                         "active or pending enrollment in the domain exists or maxEnrollmentsPerStudent is reached.",
+             openapi_extensions=doc(body="internships.enrollments.models:CreateEnrollment", response="internships.enrollments.models:EnrollmentCreated", errors=(409, 503)))
 def create():
     data = parse_model(CreateEnrollment, json_object(router))
     return ok({"success": True, "enrollment": service.create(principal(router), data)})
 
 
 @router.get("/api/enrollments/my-enrollments", summary="The caller's enrollments, newest first",
-            middlewares=[require_user])
+            middlewares=[require_user],
+             openapi_extensions=doc(response="internships.enrollments.models:EnrollmentList"))
 def my_enrollments():
     return ok({"success": True, "enrollments": service.my_enrollments(principal(router))})
 
@@ -32,13 +35,15 @@ def my_enrollments():
 @router.post("/api/enrollments/verify-payment", summary="Verify the checkout signature and activate",
              middlewares=[require_user],
              description="HMAC-SHA256(key_secret, order_id|paymentId), constant-time. Idempotent; a wrong "
-                         "signature is 400 and changes nothing.")
+                         "signature is 400 and changes nothing.",
+             openapi_extensions=doc(body="internships.enrollments.models:VerifyPayment", response="internships.enrollments.models:EnrollmentResult", errors=(409, 503)))
 def verify_payment():
     data = parse_model(VerifyPayment, json_object(router))
     return ok(service.verify_payment(principal(router), data))
 
 
-@router.post("/api/enrollments/<id>/submit", summary="Submit the final project", middlewares=[require_user])
+@router.post("/api/enrollments/<id>/submit", summary="Submit the final project", middlewares=[require_user],
+             openapi_extensions=doc(body="internships.enrollments.models:SubmitProject", response="internships.enrollments.models:EnrollmentResult", errors=(409,)))
 def submit(id: str):  # noqa: A002
     data = parse_model(SubmitProject, json_object(router))
     return ok({"success": True, "message": "Final project submitted",
@@ -46,14 +51,16 @@ def submit(id: str):  # noqa: A002
 
 
 @router.post("/api/enrollments/<id>/cancel", summary="Cancel a pending or active enrollment",
-             middlewares=[require_user])
+             middlewares=[require_user],
+             openapi_extensions=doc(response="internships.enrollments.models:EnrollmentResult", errors=(409,)))
 def cancel(id: str):  # noqa: A002
     return ok({"success": True, "message": "Enrollment cancelled", "enrollment": service.cancel(principal(router), id)})
 
 
 @router.post("/api/payments/webhook", summary="Payment gateway webhook (Razorpay format)",
              description="X-Razorpay-Signature = HMAC-SHA256(webhook_secret, raw body); de-duplicated by "
-                         "x-razorpay-event-id; payment.captured activates the enrollment.")
+                         "x-razorpay-event-id; payment.captured activates the enrollment.",
+             openapi_extensions=doc(response="internships.enrollments.models:WebhookResult", errors=(400, 503), public=True))
 def webhook():
     return ok(service.handle_webhook(raw_body(router), header(router, "x-razorpay-signature"),
                                      header(router, "x-razorpay-event-id")))

@@ -77,7 +77,8 @@ def track():
 @router.post("/api/analytics/visit", summary="Count a site visit (public, rate limited)",
              description="Body optional {visitorId, path}. Bumps the daily unique-visitor counter the admin "
                          "conversion funnel reads (one count per visitor, or per IP without visitorId, per UTC day).",
-             openapi_extensions=doc(body="internships.forms.models:VisitIn", errors=(400, 429), public=True))
+             openapi_extensions=doc(body="internships.forms.models:VisitIn",
+                                    response="internships.forms.models:VisitResult", public=True))
 def post_visit():
     ip = client_ip(router)
     headers = service.check_rate("visit", ip, settings().visit_rate_limit)

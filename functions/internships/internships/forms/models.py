@@ -121,3 +121,8 @@ class FormResult(BaseModel):
     success: bool
     message: str | None = None
     alreadySubscribed: bool | None = None
+
+
+class VisitResult(BaseModel):
+    success: bool
+    counted: bool

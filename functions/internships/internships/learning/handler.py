@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
@@ -14,7 +15,8 @@ router = APIGatewayHttpRouter()
 
 
 @router.get("/api/milestones", summary="Milestones of an enrollment (query enrollmentId), with locks",
-            middlewares=[require_user])
+            middlewares=[require_user],
+             openapi_extensions=doc(query="internships.learning.models:MilestonesQuery", response="internships.learning.models:MilestoneList"))
 def list_milestones():
     return ok({"success": True, **service.list_milestones(principal(router), query(router, "enrollmentId"))})
 
@@ -22,7 +24,8 @@ def list_milestones():
 @router.post("/api/milestones/<id>/submit", summary="Submit a milestone (notes ≥ 10 characters)",
              middlewares=[require_user],
              description="Needs status pending or rejected, the previous milestone reviewed and the enrollment "
-                         "active; 409 otherwise.")
+                         "active; 409 otherwise.",
+             openapi_extensions=doc(body="internships.learning.models:SubmitMilestone", response="internships.learning.models:MilestoneSubmitted", errors=(409,)))
 def submit(id: str):  # noqa: A002
     data = parse_model(SubmitMilestone, json_object(router))
     return ok({"success": True, "message": "Milestone submitted",
@@ -30,7 +33,8 @@ def submit(id: str):  # noqa: A002
 
 
 @router.get("/api/resources/<enrollmentId>", summary="Learning resources of the enrollment's domain, by week",
-            middlewares=[require_user])
+            middlewares=[require_user],
+             openapi_extensions=doc(response="internships.learning.models:ResourcesResponse"))
 def resources(enrollmentId: str):  # noqa: N803
     return ok({"success": True, **service.resources(principal(router), enrollmentId)})
 

@@ -25,3 +25,64 @@ class ForceStatus(BaseModel):
 
     status: Literal["pending", "submitted", "reviewed", "rejected"]
     remarks: str = Field(default="", max_length=5000)
+
+
+# ---------------------------------------------------------------- response bodies (OpenAPI)
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
+class Milestone(_Out):
+    id: str
+    enrollmentId: str
+    order: int
+    title: str
+    description: str
+    status: str
+    locked: bool
+    dueDate: str | None = None
+    submissionNotes: str | None = None
+    submissionUrl: str | None = None
+    submittedAt: str | None = None
+    remarks: str | None = None
+    reviewedAt: str | None = None
+
+
+class MilestoneList(_Out):
+    success: bool
+    enrollmentId: str
+    enrollmentStatus: str
+    milestones: list[Milestone]
+
+
+class MilestoneSubmitted(_Out):
+    success: bool
+    message: str
+    milestone: Milestone
+
+
+class Resource(_Out):
+    id: str
+    title: str
+    description: str
+    type: str | None = None
+    url: str | None = None
+    downloadUrl: str | None = None
+    week: int
+    position: float
+
+
+class Week(_Out):
+    week: int
+    resources: list[Resource]
+
+
+class ResourcesResponse(_Out):
+    success: bool
+    enrollmentId: str
+    domainId: str
+    weeks: list[Week]
+
+
+class MilestonesQuery(BaseModel):
+    enrollmentId: str = Field(description="The enrollment whose milestones to list")

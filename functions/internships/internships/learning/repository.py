@@ -2,13 +2,10 @@
 ``DOMAIN#<domain_id>#RESOURCES``)."""
 from __future__ import annotations
 
-
 from .. import counters
 from ..store import clean as _clean
 from ..store import table
 from . import plan
-
-
 
 
 def list_for_enrollment(eid: str, *, consistent: bool = False) -> list[dict]:
@@ -48,6 +45,16 @@ def status_check(eid: str, order: int, status: str) -> dict:
 def enrollment_check(eid: str, status: str) -> dict:
     return {"check": (f"ENROLL#{eid}", "ENROLL"), "condition": "#st = :est", "names": {"#st": "status"},
             "values": {":est": status}}
+
+
+def presigned_download(key: str, seconds: int = 3600) -> str:
+    """A short-lived GET URL for a resource file uploaded by staff (``file_key`` in the files bucket)."""
+    from lambdakit import aws
+
+    from ..settings import settings
+
+    return aws.client("s3").generate_presigned_url("get_object", Params={"Bucket": settings().files_bucket,
+                                                                        "Key": key}, ExpiresIn=seconds)
 
 
 def resources_for_domain(domain_id: str) -> list[dict]:

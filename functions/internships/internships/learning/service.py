@@ -128,10 +128,12 @@ def resources(p, eid: str) -> dict:
         if r.get("is_active", True) is False:
             continue
         w = int(r.get("week") or 1)
+        # files uploaded by staff: a 1-hour presigned link (signed locally, no AWS call)
+        dl = repo.presigned_download(r["file_key"]) if r.get("file_key") else None
         weeks.setdefault(w, []).append({
             "id": r["id"], "title": r.get("title", ""), "description": r.get("description", ""),
-            "type": r.get("resource_type") or r.get("type"), "url": r.get("url"), "week": w,
-            "position": r.get("position", 0)})
+            "type": r.get("resource_type") or r.get("type"), "url": r.get("url") or dl, "week": w,
+            "position": r.get("position", 0), "downloadUrl": dl})
     return {"enrollmentId": e["id"], "domainId": e["domain_id"],
             "weeks": [{"week": w, "resources": sorted(items, key=lambda x: (x["position"], x["title"]))}
                       for w, items in sorted(weeks.items())]}

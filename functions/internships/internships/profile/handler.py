@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, json_object, parse_model, query, raw_body
+from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
@@ -15,26 +16,30 @@ from .models import ProfileUpdate
 router = APIGatewayHttpRouter()
 
 
-@router.get("/api/profile", summary="The caller's full profile", middlewares=[require_user])
+@router.get("/api/profile", summary="The caller's full profile", middlewares=[require_user],
+             openapi_extensions=doc(response="internships.profile.models:ProfileResponse"))
 def get_profile():
     return ok({"success": True, "profile": service.get(principal(router))})
 
 
 @router.put("/api/profile", summary="Update the profile (email and role are immutable)",
-            middlewares=[require_user])
+            middlewares=[require_user],
+             openapi_extensions=doc(body="internships.profile.models:ProfileUpdate", response="internships.profile.models:ProfileResponse"))
 def update_profile():
     data = parse_model(ProfileUpdate, json_object(router))
     return ok({"success": True, "profile": service.update(principal(router), data)})
 
 
 @router.post("/api/profile/avatar", summary="Upload an avatar (multipart field file, image ≤ 5 MB)",
-             middlewares=[require_user])
+             middlewares=[require_user],
+             openapi_extensions=doc(form={"file": "file"}, response="internships.profile.models:AvatarResponse", errors=(400, 413)))
 def upload_avatar():
     url = service.upload_avatar(principal(router), raw_body(router), header(router, "content-type"))
     return ok({"success": True, "avatarUrl": url})
 
 
-@router.get("/api/avatars/<userId>", summary="A user's uploaded avatar (302 to a short-lived URL)")
+@router.get("/api/avatars/<userId>", summary="A user's uploaded avatar (302 to a short-lived URL)",
+             openapi_extensions=doc(redirect=True, public=True))
 def avatar(userId: str):  # noqa: N803
     return Response(status_code=302, headers={"Location": service.avatar_redirect(userId),
                                               "Cache-Control": "public, max-age=3000"})
@@ -42,7 +47,8 @@ def avatar(userId: str):  # noqa: N803
 
 @router.get("/api/proxy-image", summary="Proxy an avatar image from an allow-listed host",
             description="https only, host allow-list, every resolved address public, no redirects, ≤ 5 MB, "
-                        "content typed by magic bytes.")
+                        "content typed by magic bytes.",
+             openapi_extensions=doc(query="internships.profile.models:ProxyImageQuery", content_type="image/*", errors=(502,)))
 def proxy_image():
     data, mime = service.proxy_image(query(router, "url"))
     return Response(status_code=200, content_type=mime, body=data,

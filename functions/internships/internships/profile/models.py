@@ -50,3 +50,31 @@ class ProfileUpdate(BaseModel):
         if p.scheme not in ("http", "https") or not p.hostname:
             raise ValueError("must be an http(s) URL")
         return v
+
+
+# ---------------------------------------------------------------- response bodies (OpenAPI)
+class _Profile(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    id: str
+    email: str
+    name: str | None = None
+    role: str
+
+
+class ProfileResponse(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    success: bool
+    profile: _Profile
+
+
+class AvatarResponse(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    success: bool
+    avatarUrl: str
+
+
+class ProxyImageQuery(BaseModel):
+    url: str = Field(description="https URL of an image on an allow-listed avatar host")

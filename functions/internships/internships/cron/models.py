@@ -1,0 +1,14 @@
+"""Cron route bodies (OpenAPI)."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class CronResult(BaseModel):
+    """``{ok, sent, skipped}`` plus job-specific counters (failed, retried...)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    ok: bool
+    sent: int
+    skipped: int

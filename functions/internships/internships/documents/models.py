@@ -1,0 +1,69 @@
+"""Response bodies of the certificate and invoice routes (OpenAPI)."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
+class PublicCertificate(_Out):
+    certificateId: str
+    studentName: str
+    domainName: str
+    duration: int
+    issueDate: str
+    expiryAt: str | None = None
+
+
+class OwnerCertificate(PublicCertificate):
+    enrollmentId: str
+    revoked: bool
+    verifyUrl: str
+    downloadUrl: str
+
+
+class CertificateList(_Out):
+    success: bool
+    certificates: list[OwnerCertificate]
+
+
+class CertificateVerification(_Out):
+    success: bool
+    valid: bool
+    certificate: PublicCertificate
+
+
+class Invoice(_Out):
+    id: str
+    invoiceNumber: str
+    enrollmentId: str
+    domainName: str
+    duration: int
+    amount: float
+    discount: float
+    taxableValue: float
+    cgst: float
+    sgst: float
+    igst: float
+    gstRate: float
+    taxMode: str
+    issuedAt: str
+    invoiceDate: str
+    paymentId: str | None = None
+    downloadUrl: str
+
+
+class InvoiceList(_Out):
+    success: bool
+    invoices: list[Invoice]
+    total: int
+    limit: int
+    offset: int
+
+
+class InvoicesQuery(BaseModel):
+    # plain integers with defaults (not ``int | None``): the same contract, and no anyOf in the query schema
+    limit: int = Field(default=20, ge=1, le=100)
+    offset: int = Field(default=0, ge=0, le=10_000)
