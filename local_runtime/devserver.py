@@ -104,10 +104,25 @@ class Runtime:
             os.environ.setdefault(k, v)
         os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
+    def params_for(self, index: int, name: str) -> dict[str, str]:
+        """Template parameters of a service under the local runtime: ``LOCAL_PARAMS`` with its
+        URLs pointing at this front's real port, then ``LOCAL_PARAM_<SERVICE>_<Name>`` overrides."""
+        params = dict(LOCAL_PARAMS.get(name, {"Stage": "local"}))
+        port = env_int(f"LOCAL_{name.upper()}_PORT", DEFAULT_PORTS.get(name, 3010 + index))
+        base = f"http://{self.host}:{port}"
+        for key in ("PublicBaseUrl", "FrontendUrl"):
+            if key in params:
+                params[key] = base
+        prefix = f"LOCAL_PARAM_{name.upper()}_"
+        for k, v in os.environ.items():
+            if k.startswith(prefix):
+                params[k[len(prefix):]] = v
+        return params
+
     def provision_all(self) -> None:
         clients = Clients()
-        for name, svc in self.services.items():
-            self.envs[name] = provision(svc, LOCAL_PARAMS.get(name, {"Stage": "local"}), clients=clients)
+        for i, (name, svc) in enumerate(self.services.items()):
+            self.envs[name] = provision(svc, self.params_for(i, name), clients=clients)
             export_env(svc, self.envs[name])
         inv.ensure_paths(code_dirs=[s.dir for s in self.services.values()])
 
