@@ -140,7 +140,7 @@ def test_campaigns_rejects_bad_api_keys(campaigns_app, make_key, admin_key):
 
     victim, rec = create_key("acct-test", "victim", role="admin")
     assert get(victim).status == 200
-    assert c.delete(f"/api-keys/{rec['id']}", headers={"Authorization": f"Bearer {admin_key}"}).status == 200
+    assert c.delete(f"/api-keys/{rec['key_id']}", headers={"Authorization": f"Bearer {admin_key}"}).status == 200
     assert_error("campaigns", get(victim), 401)
     # expired
     from datetime import timedelta
