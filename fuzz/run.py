@@ -27,7 +27,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 import uuid
@@ -35,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_JSON = Path(os.environ.get("LOCAL_DEV_JSON") or ROOT / ".local" / "dev.json")
+CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 CHECKS = "not_a_server_error,status_code_conformance,response_schema_conformance"
 # examples per operation, phase and principal: short ≈ a few hundred cases per service (one
 # round); long: rounds with new seeds until ``target`` cases per service (≥ 10,000).
@@ -205,7 +205,8 @@ def run_service(service: str, cfg: dict, profile: dict, workdir: Path, seed: int
         round_seed = None if base_seed is None else base_seed + rounds
         for who, headers in principals.items():
             report = workdir / f"{service}-{who}-r{rounds}.ndjson"
-            cmd = [sys.executable, "-m", "schemathesis.cli", "run", str(schema_path), "--url", base,
+            cmd = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(CONFIG), "run", str(schema_path),
+                   "--url", base,
                    "--checks", CHECKS, "--max-examples", str(profile["max_examples"]), "--phases", profile["phases"],
                    "--report", "ndjson", "--report-ndjson-path", str(report), "--no-color", "--workers", str(workers),
                    "--suppress-health-check", "all", "--request-timeout", "30", "--generation-database", "none",
@@ -314,14 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         cfg = json.loads(DEV_JSON.read_text())
-        with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
-            out_dir = ROOT / ".local" / "fuzz"
-            out_dir.mkdir(parents=True, exist_ok=True)
-            for service in [s for s in args.services.split(",") if s in cfg]:
-                t0 = time.time()
-                res = run_service(service, cfg, profile, out_dir, args.seed, args.workers)
-                res["seconds"] = round(time.time() - t0, 1)
-                results.append(res)
+        out_dir = DEV_JSON.parent / "fuzz"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for service in [s for s in args.services.split(",") if s in cfg]:
+            t0 = time.time()
+            res = run_service(service, cfg, profile, out_dir, args.seed, args.workers)
+            res["seconds"] = round(time.time() - t0, 1)
+            results.append(res)
     finally:
         stop_runtime(proc)
     print_failures(results)

@@ -37,7 +37,7 @@ def assert_error(service: str, r, *statuses: int) -> dict:
 
 
 @pytest.fixture
-def exams_tenants(exams_app, exam_users):
+def exams_tenants(exams_app, exam_users):  # noqa: F811 - the imported fixture, by name
     """Two tenants (client + client admin + one student each)."""
     out = []
     for name in ("Acme", "Globex"):
