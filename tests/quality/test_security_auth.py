@@ -14,6 +14,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from lambdakit import clock
+from tests.exams.core.test_identity import _rotate as _add_jwk
 from tests.quality.conftest import assert_error
 
 
@@ -38,16 +39,6 @@ def _exam_claims(sub: str, **over) -> dict:
             "iat": now, "auth_time": now, "exp": now + 3600, "sub": sub}
     base.update(over)
     return base
-
-
-def _add_jwk(jwks_path, kid: str):
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
-    jwk.update(kid=kid, alg="RS256", use="sig")
-    doc = json.loads(jwks_path.read_text())
-    doc["keys"].append(jwk)
-    jwks_path.write_text(json.dumps(doc))
-    return key
 
 
 def test_exams_rejects_forged_id_tokens(exams_app, exam_users, exams_jwks):
