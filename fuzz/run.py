@@ -34,7 +34,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_JSON = Path(os.environ.get("LOCAL_DEV_JSON") or ROOT / ".local" / "dev.json")
-CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 CHECKS = "not_a_server_error,status_code_conformance,response_schema_conformance"
 # examples per operation, phase and principal: short ≈ a few hundred cases per service (one
 # round); long: rounds with new seeds until ``target`` cases per service (≥ 10,000).
@@ -205,8 +204,7 @@ def run_service(service: str, cfg: dict, profile: dict, workdir: Path, seed: int
         round_seed = None if base_seed is None else base_seed + rounds
         for who, headers in principals.items():
             report = workdir / f"{service}-{who}-r{rounds}.ndjson"
-            cmd = [sys.executable, "-m", "schemathesis.cli", "--config-file", str(CONFIG), "run", str(schema_path),
-                   "--url", base,
+            cmd = [sys.executable, "-m", "schemathesis.cli", "run", str(schema_path), "--url", base,
                    "--checks", CHECKS, "--max-examples", str(profile["max_examples"]), "--phases", profile["phases"],
                    "--report", "ndjson", "--report-ndjson-path", str(report), "--no-color", "--workers", str(workers),
                    "--suppress-health-check", "all", "--request-timeout", "30", "--generation-database", "none",
