@@ -10,8 +10,10 @@ FN ?=
 EVENT ?=
 SVC ?=
 QUICK ?=
+# `make fuzz LONG=1`: the long profile (>= 10,000 cases per service); FUZZ_MAX_EXAMPLES overrides.
+LONG ?=
 
-.PHONY: dev test venv check lint typecheck bench openapi invoke lock lock-upgrade validate build ci clean
+.PHONY: dev test venv check lint typecheck typecheck-domains bench fuzz openapi invoke lock lock-upgrade validate build ci clean
 
 venv: $(STAMP)
 
@@ -41,8 +43,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# mypy on each service's domain packages (issue 12 item 5); joins `check` once they are clean.
+typecheck-domains: $(STAMP)
+	for s in campaigns exams internships; do MYPYPATH=layers/shared:functions/$$s $(VENV)/bin/mypy -p $$s || exit 1; done
+
 bench: $(STAMP)
 	$(PY) bench/run.py $(if $(QUICK),--quick)
+
+# schemathesis against every service's OpenAPI on the local runtime (started if none answers).
+fuzz: $(STAMP)
+	$(PY) -m fuzz $(if $(LONG),--profile long)
 
 openapi: $(STAMP)
 	$(PY) -m local_runtime.openapi --out docs/openapi

@@ -54,9 +54,18 @@ class CallCounter:
                 "items_scanned": self.items_scanned, "messages_received": self.messages_received}
 
 
+_last = threading.local()
+
+
 def _after_call(http_response: Any = None, parsed: Any = None, model: Any = None, **_: Any) -> None:
     if not _active or model is None:
         return
+    # A client created after this import has the builtin hook, and ``attach`` may have added
+    # it again: the same call then reports twice with the same parsed response. Count it once.
+    key = (id(parsed), id(http_response))
+    if getattr(_last, "key", None) == key and getattr(_last, "parsed", None) is parsed:
+        return
+    _last.key, _last.parsed = key, parsed
     service = model.service_model.service_name if hasattr(model, "service_model") else "?"
     for c in list(_active):
         c.record(service, model.name, parsed if isinstance(parsed, dict) else {})

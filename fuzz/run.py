@@ -7,7 +7,17 @@ schemathesis once per principal with the checks ``not_a_server_error``,
 ``status_code_conformance`` and ``response_schema_conformance``.
 
 Profiles: ``short`` (a few hundred cases per service, run in CI) and ``long`` (at least
-10,000 cases per service, on demand). It prints one table and a final JSON line.
+10,000 cases per service, on demand: it runs rounds with fresh seeds until every service has
+reached ``--target`` cases). ``FUZZ_MAX_EXAMPLES`` (or ``--max-examples``) overrides the
+examples per operation and phase; ``FUZZ_PROFILE``, ``FUZZ_WORKERS`` and ``FUZZ_SEED`` too.
+
+When it starts the runtime itself, it lifts the services' rate limits through their settings'
+environment variables (``RATE_LIMIT_ENV``; ``--keep-rate-limits`` keeps them): a fuzzer sends
+thousands of requests a minute from one address and one key, and 429s would starve every other
+check. Rate limiting itself is tested in ``tests/quality``.
+
+It prints one table per service of failing operations (operation, check, status, title,
+count), one summary table, and a final JSON line. Exit status 1 on any failure.
 """
 from __future__ import annotations
 
@@ -17,18 +27,34 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEV_JSON = ROOT / ".local" / "dev.json"
+DEV_JSON = Path(os.environ.get("LOCAL_DEV_JSON") or ROOT / ".local" / "dev.json")
 CHECKS = "not_a_server_error,status_code_conformance,response_schema_conformance"
-# examples per operation and principal: short ≈ a few hundred cases per service, long ≥ 10,000
-PROFILES = {"short": {"max_examples": 4, "phases": "examples,fuzzing"},
-            "long": {"max_examples": 120, "phases": "examples,coverage,fuzzing"}}
+# examples per operation, phase and principal: short ≈ a few hundred cases per service (one
+# round); long: rounds with new seeds until ``target`` cases per service (≥ 10,000).
+PROFILES = {"short": {"max_examples": 4, "phases": "examples,fuzzing", "target": 0, "rounds": 1},
+            "long": {"max_examples": 100, "phases": "examples,coverage,fuzzing", "target": 10_000, "rounds": 12}}
+# Settings fields (``<PREFIX>_<FIELD>``) that lift every request rate limit while fuzzing.
+# tests/quality/test_fuzz_harness.py checks that each one is a real settings field.
+UNLIMITED = "1000000/minute"
+RATE_LIMIT_ENV = {
+    "CAMPAIGNS_PLAN_STANDARD_PER_MINUTE": "1000000",
+    "CAMPAIGNS_PLAN_PRO_PER_MINUTE": "1000000",
+    "CAMPAIGNS_ENTERPRISE_DEFAULT_PER_MINUTE": "1000000",
+    "EXAMS_GLOBAL_RATE_LIMIT": UNLIMITED,
+    "EXAMS_STRICT_RATE_LIMIT": UNLIMITED,
+    "INTERNSHIPS_LEADS_RATE_LIMIT": UNLIMITED,
+    "INTERNSHIPS_FORMS_RATE_LIMIT": UNLIMITED,
+    "INTERNSHIPS_VISIT_RATE_LIMIT": UNLIMITED,
+    "INTERNSHIPS_REGISTER_RATE_PER_MINUTE": "1000000",
+    "INTERNSHIPS_LOGIN_RATE_PER_MINUTE": "1000000",
+    "INTERNSHIPS_CERTIFICATE_VERIFY_RATE_PER_MINUTE": "1000000",
+}
 
 
 def _get(url: str, headers: dict | None = None, timeout: float = 5) -> tuple[int, bytes]:
@@ -59,17 +85,22 @@ def _runtime_up(cfg: dict) -> bool:
         return False
 
 
-def ensure_runtime() -> subprocess.Popen | None:
+def ensure_runtime(lift_rate_limits: bool = True) -> subprocess.Popen | None:
     if DEV_JSON.exists():
         try:
             if _runtime_up(json.loads(DEV_JSON.read_text())):
+                print(f"fuzz: using the runtime already answering ({DEV_JSON}); its rate limits apply",
+                      file=sys.stderr)
                 return None
         except (ValueError, OSError):
             pass
     if DEV_JSON.exists():
         DEV_JSON.unlink()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    log = open(ROOT / ".local" / "fuzz-runtime.log", "wb") if (ROOT / ".local").exists() else subprocess.DEVNULL
+    if lift_rate_limits:
+        env.update({k: v for k, v in RATE_LIMIT_ENV.items() if k not in os.environ})
+    DEV_JSON.parent.mkdir(parents=True, exist_ok=True)
+    log = open(DEV_JSON.parent / "fuzz-runtime.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "local_runtime"], cwd=ROOT, env=env, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 120
@@ -153,83 +184,150 @@ PRINCIPALS = {"campaigns": campaigns_principals, "exams": exams_principals, "int
 
 
 # ---------------------------------------------------------------- running
-def run_service(service: str, cfg: dict, profile: dict, workdir: Path, seed: int | None) -> dict:
+def run_service(service: str, cfg: dict, profile: dict, workdir: Path, seed: int | None,
+                workers: int = 2) -> dict:
     base = cfg[service]["base_url"]
-    status, raw = _get(base + "/openapi.json")
+    status, raw = _get(base + "/openapi.json", timeout=60)
     if status != 200:
-        return {"service": service, "error": f"GET /openapi.json answered {status}", "cases": 0, "failures": 1}
+        return {"service": service, "error": f"GET /openapi.json answered {status}", "cases": 0, "failures": 1,
+                "operations": {}}
     schema_path = workdir / f"{service}.openapi.json"
     schema_path.write_bytes(raw)
     principals = PRINCIPALS[service](cfg)
-    total_cases = failures = 0
-    per_principal = {}
-    for who, headers in principals.items():
-        report = workdir / f"{service}-{who}.ndjson"
-        cmd = [sys.executable, "-m", "schemathesis.cli", "run", str(schema_path), "--url", base,
-               "--checks", CHECKS, "--max-examples", str(profile["max_examples"]), "--phases", profile["phases"],
-               "--report", "ndjson", "--report-ndjson-path", str(report), "--no-color", "--workers", "2",
-               "--suppress-health-check", "all", "--request-timeout", "30", "--generation-database", "none",
-               "--exclude-path-regex", "^/(openapi.json|docs)"]
-        if seed is not None:
-            cmd += ["--seed", str(seed)]
-        for k, v in headers.items():
-            cmd += ["-H", f"{k}: {v}"]
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        (workdir / f"{service}-{who}.log").write_text(proc.stdout + proc.stderr)
-        cases, fails = _count(report)
-        if proc.returncode != 0 and fails == 0:
-            fails = 1
-        per_principal[who] = {"cases": cases, "failures": fails, "exit": proc.returncode}
-        total_cases += cases
-        failures += fails
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-60:])
-            print(f"--- {service} as {who}: schemathesis exit {proc.returncode}\n{tail}", file=sys.stderr)
-    return {"service": service, "cases": total_cases, "failures": failures, "principals": per_principal}
+    total_cases = failures = errors = rounds = 0
+    per_principal: dict[str, dict] = {}
+    by_op: dict[tuple[str, str, str, str], int] = {}
+    target = profile.get("target") or 0
+    max_rounds = max(1, int(profile.get("rounds") or 1))
+    base_seed = seed if seed is not None else (int(time.time()) % 100_000 if target else None)
+    while rounds < max_rounds:
+        round_seed = None if base_seed is None else base_seed + rounds
+        for who, headers in principals.items():
+            report = workdir / f"{service}-{who}-r{rounds}.ndjson"
+            cmd = [sys.executable, "-m", "schemathesis.cli", "run", str(schema_path), "--url", base,
+                   "--checks", CHECKS, "--max-examples", str(profile["max_examples"]), "--phases", profile["phases"],
+                   "--report", "ndjson", "--report-ndjson-path", str(report), "--no-color", "--workers", str(workers),
+                   "--suppress-health-check", "all", "--request-timeout", "30", "--generation-database", "none",
+                   "--exclude-path-regex", "^/(openapi.json|docs)"]
+            if round_seed is not None:
+                cmd += ["--seed", str(round_seed)]
+            for k, v in headers.items():
+                cmd += ["-H", f"{k}: {v}"]
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            (workdir / f"{service}-{who}-r{rounds}.log").write_text(proc.stdout + proc.stderr)
+            cases, fails, ops = parse_report(report)
+            errored = proc.returncode != 0 and fails == 0
+            if errored:
+                errors += 1
+            agg = per_principal.setdefault(who, {"cases": 0, "failures": 0, "exit": 0})
+            agg["cases"] += cases
+            agg["failures"] += fails
+            agg["exit"] = agg["exit"] or proc.returncode
+            total_cases += cases
+            failures += fails
+            for k, n in ops.items():
+                by_op[(who, *k)] = by_op.get((who, *k), 0) + n
+            if errored:
+                tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-40:])
+                print(f"--- {service} as {who}: schemathesis exit {proc.returncode} without failures\n{tail}",
+                      file=sys.stderr)
+        rounds += 1
+        if total_cases >= target:
+            break
+    operations = {}
+    for (who, label, check, status_, title), n in sorted(by_op.items()):
+        operations.setdefault(label, []).append({"principal": who, "check": check, "status": status_,
+                                                 "title": title, "count": n})
+    return {"service": service, "cases": total_cases, "failures": failures + errors,
+            "failing_operations": len(operations), "rounds": rounds, "seed": base_seed,
+            "principals": per_principal, "operations": operations}
 
 
-def _count(report: Path) -> tuple[int, int]:
-    """Test cases and failures from schemathesis' NDJSON event stream."""
+def parse_report(report: Path) -> tuple[int, int, dict[tuple[str, str, str, str], int]]:
+    """Test cases, failed checks and ``{(operation, check, response status, title): count}``
+    from schemathesis' NDJSON event stream."""
     cases = failures = 0
+    ops: dict[tuple[str, str, str, str], int] = {}
     if not report.exists():
-        return 0, 0
+        return 0, 0, ops
     for line in report.read_text().splitlines():
         try:
             ev = json.loads(line)
         except ValueError:
             continue
         for kind, body in ev.items() if isinstance(ev, dict) else ():
-            if kind == "ScenarioFinished" and isinstance(body, dict):
-                rec = body.get("recorder") or {}
-                cases += len(rec.get("cases") or {})
-                for checks in (rec.get("checks") or {}).values():
-                    failures += sum(1 for c in checks if str(c.get("status", "")).lower() == "failure")
+            if kind != "ScenarioFinished" or not isinstance(body, dict):
+                continue
+            rec = body.get("recorder") or {}
+            cases += len(rec.get("cases") or {})
+            label = str(rec.get("label") or body.get("label") or "?")
+            interactions = rec.get("interactions") or {}
+            for case_id, checks in (rec.get("checks") or {}).items():
+                for c in checks:
+                    if str(c.get("status", "")).lower() != "failure":
+                        continue
+                    failures += 1
+                    resp = (interactions.get(case_id) or {}).get("response") or {}
+                    info = c.get("failure_info") or {}
+                    title = str((info.get("failure") or {}).get("title") or "")
+                    key = (label, str(c.get("name")), str(resp.get("status_code", "-")), title[:80])
+                    ops[key] = ops.get(key, 0) + 1
+    return cases, failures, ops
+
+
+def _count(report: Path) -> tuple[int, int]:
+    cases, failures, _ = parse_report(report)
     return cases, failures
+
+
+def print_failures(results: list[dict]) -> None:
+    for r in results:
+        if not r.get("operations"):
+            continue
+        print(f"\n{r['service']}: failing operations ({r['failing_operations']})")
+        print(f"  {'operation':<52} {'principal':<12} {'check':<30} {'status':>6} {'count':>6}  title")
+        for label, rows in r["operations"].items():
+            for row in rows:
+                print(f"  {label[:52]:<52} {row['principal']:<12} {row['check'][:30]:<30} {row['status']:>6} "
+                      f"{row['count']:>6}  {row['title']}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profile", choices=sorted(PROFILES), default=os.environ.get("FUZZ_PROFILE", "short"))
     ap.add_argument("--services", default="campaigns,exams,internships")
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=int(os.environ["FUZZ_SEED"]) if os.environ.get("FUZZ_SEED") else None)
+    ap.add_argument("--max-examples", type=int,
+                    default=int(os.environ["FUZZ_MAX_EXAMPLES"]) if os.environ.get("FUZZ_MAX_EXAMPLES") else None,
+                    help="examples per operation, phase and principal (env FUZZ_MAX_EXAMPLES)")
+    ap.add_argument("--target", type=int, default=None, help="long profile: cases per service to reach")
+    ap.add_argument("--workers", type=int, default=int(os.environ.get("FUZZ_WORKERS", "2")))
+    ap.add_argument("--keep-rate-limits", action="store_true", help="do not lift the services' rate limits")
     args = ap.parse_args(argv)
-    proc = ensure_runtime()
+    profile = dict(PROFILES[args.profile])
+    if args.max_examples:
+        profile["max_examples"] = args.max_examples
+    if args.target is not None:
+        profile["target"] = args.target
+    proc = ensure_runtime(lift_rate_limits=not args.keep_rate_limits)
     results = []
     try:
         cfg = json.loads(DEV_JSON.read_text())
-        with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
-            out_dir = ROOT / ".local" / "fuzz"
-            out_dir.mkdir(parents=True, exist_ok=True)
-            for service in [s for s in args.services.split(",") if s in cfg]:
-                t0 = time.time()
-                res = run_service(service, cfg, PROFILES[args.profile], out_dir, args.seed)
-                res["seconds"] = round(time.time() - t0, 1)
-                results.append(res)
+        out_dir = DEV_JSON.parent / "fuzz"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for service in [s for s in args.services.split(",") if s in cfg]:
+            t0 = time.time()
+            res = run_service(service, cfg, profile, out_dir, args.seed, args.workers)
+            res["seconds"] = round(time.time() - t0, 1)
+            results.append(res)
     finally:
         stop_runtime(proc)
-    print(f"\nfuzz profile: {args.profile}")
-    print(f"{'service':<12} {'cases':>8} {'failures':>9} {'seconds':>8}")
+    print_failures(results)
+    print(f"\nfuzz profile: {args.profile} (max examples {profile['max_examples']}, phases {profile['phases']}"
+          f"{', target %d cases' % profile['target'] if profile['target'] else ''})")
+    print(f"{'service':<12} {'cases':>8} {'failures':>9} {'failing ops':>12} {'rounds':>7} {'seconds':>8}")
     for r in results:
-        print(f"{r['service']:<12} {r['cases']:>8} {r['failures']:>9} {r.get('seconds', 0):>8}")
-    print(json.dumps({"fuzz": args.profile, "results": results}))
+        print(f"{r['service']:<12} {r['cases']:>8} {r['failures']:>9} {r.get('failing_operations', 0):>12} "
+              f"{r.get('rounds', 0):>7} {r.get('seconds', 0):>8}")
+    print(json.dumps({"fuzz": args.profile, "max_examples": profile["max_examples"], "results": results}))
     return 1 if any(r["failures"] for r in results) or not results else 0

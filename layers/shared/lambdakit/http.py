@@ -11,12 +11,19 @@ import datetime as _dt
 import json
 import logging
 from decimal import Decimal
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 
 from .errors import ApiError, ValidationFailed
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+#: What the request helpers accept: the resolver, or a router included in it (handlers pass
+#: their module's router; both expose the current event).
+HttpApp = Union[APIGatewayHttpResolver, "APIGatewayHttpRouter"]
 
 logger = logging.getLogger("lambdakit.http")
 
@@ -75,7 +82,7 @@ def safe_json_loads(raw: str | bytes | None) -> Any:
     return data
 
 
-def json_object(app: APIGatewayHttpResolver, *, required: bool = True) -> dict:
+def json_object(app: HttpApp, *, required: bool = True) -> dict:
     """The request body as a JSON object (``ValidationFailed`` otherwise)."""
     ev = app.current_event
     raw: Any = ev.body
@@ -116,7 +123,7 @@ def pydantic_fields(exc: Any) -> dict[str, str]:
     return fields
 
 
-def header(app: APIGatewayHttpResolver, name: str) -> str | None:
+def header(app: HttpApp, name: str) -> str | None:
     headers = app.current_event.headers or {}
     lname = name.lower()
     for k, v in headers.items():
@@ -125,13 +132,13 @@ def header(app: APIGatewayHttpResolver, name: str) -> str | None:
     return None
 
 
-def query(app: APIGatewayHttpResolver, name: str, default: str | None = None) -> str | None:
+def query(app: HttpApp, name: str, default: str | None = None) -> str | None:
     params = app.current_event.query_string_parameters or {}
     value = params.get(name)
     return default if value is None else value
 
 
-def int_query(app: APIGatewayHttpResolver, name: str, default: int, *, minimum: int = 1, maximum: int | None = None,
+def int_query(app: HttpApp, name: str, default: int, *, minimum: int = 1, maximum: int | None = None,
               clamp: bool = False) -> int:
     raw = query(app, name)
     if raw is None or raw == "":
@@ -149,12 +156,12 @@ def int_query(app: APIGatewayHttpResolver, name: str, default: int, *, minimum: 
     return value
 
 
-def client_ip(app: APIGatewayHttpResolver) -> str:
+def client_ip(app: HttpApp) -> str:
     ctx = app.current_event.raw_event.get("requestContext", {})
     return (ctx.get("http") or {}).get("sourceIp") or "0.0.0.0"
 
 
-def cookies(app: APIGatewayHttpResolver) -> dict[str, str]:
+def cookies(app: HttpApp) -> dict[str, str]:
     """Cookies of a payload-2.0 event (``cookies`` array, or a Cookie header)."""
     out: dict[str, str] = {}
     raw = list(app.current_event.raw_event.get("cookies") or [])
@@ -168,7 +175,7 @@ def cookies(app: APIGatewayHttpResolver) -> dict[str, str]:
     return out
 
 
-def raw_body(app: APIGatewayHttpResolver) -> bytes:
+def raw_body(app: HttpApp) -> bytes:
     ev = app.current_event
     body = ev.body or ""
     if ev.is_base64_encoded:

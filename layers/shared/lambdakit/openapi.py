@@ -86,8 +86,8 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
         doc_["info"]["version"] = version
     if description:
         doc_["info"]["description"] = description
-    for path, ops in doc_.get("paths", {}).items():
-        for method, op in ops.items():
+    for ops in doc_.get("paths", {}).values():
+        for op in ops.values():
             info = op.pop(KEY, None) or {}
             responses: dict[str, Any] = {}
             status = str(info.get("status", 200))
