@@ -1,8 +1,6 @@
 """Access tokens: HS256 JWTs valid ``access_token_minutes`` (15), key from Secrets Manager."""
 from __future__ import annotations
 
-import jwt
-
 from lambdakit import clock, ids
 from lambdakit.errors import ServiceUnavailable
 
@@ -33,6 +31,8 @@ def issue_access_token(user: dict) -> tuple[str, int]:
         # the user's token version: logout and password resets bump it, revoking older tokens
         "tv": int(user.get("token_version", 0) or 0),
     }
+    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+
     return jwt.encode(claims, signing_key(), algorithm="HS256"), ttl
 
 
@@ -40,6 +40,8 @@ def decode_access_token(token: str) -> dict | None:
     """Claims of a valid token, else ``None`` (bad signature, expired, wrong type...)."""
     if not token or len(token) > 4096:
         return None
+    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+
     try:
         claims = jwt.decode(
             token, signing_key(), algorithms=["HS256"], audience=AUDIENCE, issuer=ISSUER,
