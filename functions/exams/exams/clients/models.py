@@ -65,3 +65,19 @@ class Client(BaseModel):
     active_status: int = 1
     created_at: str
     updated_at: str | None = None
+
+
+class ClientLimits(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    max_exams_per_month: int | None = None
+    max_students_per_exam: int | None = None
+    max_questions_per_exam: int | None = None
+
+
+class ClientDetail(Client):
+    """A client with its limit overrides (and, on creation, its subscription)."""
+    model_config = ConfigDict(extra="allow")
+
+    limits: ClientLimits | None = None
+    subscription: dict | None = None

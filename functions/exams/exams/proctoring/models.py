@@ -13,3 +13,31 @@ class EventIn(BaseModel):
     event_type: str = Field(min_length=1, max_length=64)
     evidence: str | None = None
     metadata: dict[str, Any] | None = None
+
+
+class EventOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str | None = None
+    event_type: str
+    severity: str | None = None
+    score: int | None = None
+    risk_score: int | None = None
+    duplicate: bool | None = None
+    attempt_status: str | None = None
+    auto_submitted: bool | None = None
+    attempt_id: str | None = None
+    test_id: str | None = None
+    created_at: str | None = None
+    evidence_url: str | None = None
+    evidence_url_expires_in: int | None = None
+
+
+class EventListQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    attempt_id: str = Field(min_length=1)
+    attempt_token: str | None = None
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
 
@@ -62,3 +63,20 @@ class Profile(BaseModel):
     active_status: int = 1
     created_at: str | None = None
     updated_at: str | None = None
+
+
+class CreatedUser(BaseModel):
+    id: str
+    email: str
+    name: str
+    role: str
+    client_id: str | None = None
+
+
+class ProfileQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    client_id: str | None = None
+    role: Literal["super_admin", "client_admin", "student"] | None = None
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
