@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.openapi import doc
-
 from lambdakit.http import query
+from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry, ok
 from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, principal, require

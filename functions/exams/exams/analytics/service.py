@@ -237,8 +237,8 @@ def _client_dashboard(cid: str) -> dict:
 
 def _usage(cid: str, c: dict) -> dict:
     from ..billing import repository as brepo
-    from ..billing.guards import entitlement_for
     from ..billing.catalog import PLANS
+    from ..billing.guards import entitlement_for
 
     try:
         ent = entitlement_for(cid)

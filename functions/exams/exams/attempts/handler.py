@@ -5,10 +5,9 @@ import json
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.openapi import doc
-
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, json_object, parse_model, query, safe_json_loads
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated

@@ -4,6 +4,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..apidoc import CursorPageQuery
+
 
 class StartIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -107,13 +109,8 @@ class SubmitBody(BaseModel):
     time_taken: Any = None
 
 
-class AttemptListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class AttemptListQuery(CursorPageQuery):
     student_id: str | None = None
     test_id: str | None = None
     attempt_id: str | None = Field(default=None, description="Guests: their attempt (with attempt_token)")
     attempt_token: str | None = None
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=100)
-    cursor: str | None = None

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..apidoc import PageQuery
 from .catalog import PACKAGE_TYPES, PLAN_IDS
 
 
@@ -119,9 +120,5 @@ class Package(BaseModel):
     updated_at: str | None = None
 
 
-class PackageRequestsQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class PackageRequestsQuery(PageQuery):
     status: Literal["requested", "available", "used"] | None = None
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=100)

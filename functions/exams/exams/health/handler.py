@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.openapi import doc
-
 from lambdakit import clock
+from lambdakit.openapi import doc
 
 from .. import NAME, VERSION
 from ..http import build_app, lambda_entry, ok

@@ -4,6 +4,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..apidoc import CursorPageQuery
+
 
 class EventIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -33,11 +35,6 @@ class EventOut(BaseModel):
     evidence_url_expires_in: int | None = None
 
 
-class EventListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class EventListQuery(CursorPageQuery):
     attempt_id: str = Field(min_length=1)
     attempt_token: str | None = None
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=100)
-    cursor: str | None = None

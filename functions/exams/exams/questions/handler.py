@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.openapi import doc
-
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, json_object, parse_model, query, raw_body
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated

@@ -4,9 +4,8 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.openapi import doc
-
 from lambdakit.http import header, query
+from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry
 from ..identity import optional_auth, principal

@@ -4,6 +4,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..apidoc import CursorPageQuery
+
 Flag = Literal[0, 1]
 
 
@@ -86,13 +88,8 @@ class TestOut(BaseModel):
     sections: list[dict] | None = None
 
 
-class TestListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class TestListQuery(CursorPageQuery):
     share_code: str | None = Field(default=None, description="Public lookup: data is one test's public fields")
     client_id: str | None = Field(default=None, description="Required for super admins")
     status: Literal["draft", "published", "archived"] | None = None
     folder_id: str | None = None
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=100)
-    cursor: str | None = None

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
 
+from ..apidoc import ClientPageQuery
 from ..identity.principal import ROLES
 
 
@@ -73,10 +74,5 @@ class CreatedUser(BaseModel):
     client_id: str | None = None
 
 
-class ProfileQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    client_id: str | None = None
+class ProfileQuery(ClientPageQuery):
     role: Literal["super_admin", "client_admin", "student"] | None = None
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=100)

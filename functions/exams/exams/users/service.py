@@ -9,8 +9,15 @@ from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import writer as audit
 from ..billing import repository as billing_repo
-from ..identity import (CLIENT_ADMIN, STUDENT, SUPER_ADMIN, Principal, ensure_object_tenant, ensure_owner,
-                        ensure_same_tenant)
+from ..identity import (
+    CLIENT_ADMIN,
+    STUDENT,
+    SUPER_ADMIN,
+    Principal,
+    ensure_object_tenant,
+    ensure_owner,
+    ensure_same_tenant,
+)
 from ..identity.policy import role_error
 from ..stats import counters
 from . import repository as repo
