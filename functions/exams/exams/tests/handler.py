@@ -20,7 +20,7 @@ ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
             description="With `share_code` (no token needed) returns `data` = the test's public fields, or 404 "
                         "INVALID_SHARE_CODE. Otherwise paginated tests of a tenant (client_id required for super "
                         "admins; filters status, folder_id; page, limit, cursor).",
-            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestOut", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestListOrLookup", errors=(503,)))
 def list_tests():
     code = query(router, "share_code")
     if code is not None:

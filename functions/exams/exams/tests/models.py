@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
 from ..apidoc import CursorPageQuery
 
@@ -93,3 +93,8 @@ class TestListQuery(CursorPageQuery):
     client_id: str | None = Field(default=None, description="Required for super admins")
     status: Literal["draft", "published", "archived"] | None = None
     folder_id: str | None = None
+
+
+class TestListOrLookup(RootModel[list[TestOut] | TestOut]):
+    """``GET /api/tests``: a page of tests (with ``pagination``), or with ``share_code`` one test's
+    public fields (with ``message``)."""
