@@ -163,3 +163,16 @@ def test_event_racing_a_submission_is_refused_by_the_transaction(r2_tenant):
     assert boto3.client("s3", region_name="us-east-1").list_objects_v2(Bucket=bucket).get("KeyCount", 0) == 0
     att = attempts.load(a["id"])
     assert int(att.get("risk_score") or 0) == 0 and int(att.get("event_count") or 0) == 0
+
+
+def test_store_table_follows_an_endpoint_switch(exams_app):
+    """Regression (full-suite run): the delivery repositories cached one ``Table`` whose boto3
+    resource outlived ``aws.reset()``, so after a switch to a moto server they still called the
+    old endpoint (real AWS) and answered 500."""
+    from exams import store
+    from lambdakit import aws
+
+    before = store.table().raw.meta.client
+    aws.reset()
+    after = store.table().raw.meta.client
+    assert after is not before and store.table().raw.meta.client is after
