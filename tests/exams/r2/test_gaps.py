@@ -176,3 +176,31 @@ def test_store_table_follows_an_endpoint_switch(exams_app):
     aws.reset()
     after = store.table().raw.meta.client
     assert after is not before and store.table().raw.meta.client is after
+
+
+def test_profile_update_with_null_fields_is_a_validation_error(exams_app, exam_users):
+    """Fuzz: PUT /api/profiles/{id} {"role": null} by a super admin raised KeyError (500)."""
+    c = exam_users.client(name="Acme", plan_id="starter")
+    st = exam_users.student(c["id"])
+    sa = exam_users.super_admin()
+    for field in ("role", "name", "active_status"):
+        r = exams_app.exams.put(f"/api/profiles/{st.id}", headers=sa.headers, json={field: None})
+        assert r.status == 400, (field, r.text)
+        assert r.json()["details"][0]["field"] == field
+    r = exams_app.exams.put(f"/api/profiles/{st.id}", headers=sa.headers, json={"name": "Renamed"})
+    assert r.status == 200 and r.json()["data"]["role"] == "student" and r.json()["data"]["name"] == "Renamed"
+
+
+def test_client_update_with_null_name_is_refused_and_nothing_is_written(exams_app, exam_users):
+    """Probe after the fuzz finding above: PUT /api/clients/{id} {"name": null} stored a nameless
+    client, then failed building the response; every later read of that client (and GET
+    /api/clients) failed. Now refused before any write."""
+    sa = exam_users.super_admin()
+    c = exam_users.client(name="Acme", plan_id="starter")
+    for body in ({"name": None}, {"active_status": None}):
+        r = exams_app.exams.put(f"/api/clients/{c['id']}", headers=sa.headers, json=body)
+        assert r.status == 400 and r.json()["details"][0]["field"] == next(iter(body)), r.text
+    r = exams_app.exams.get("/api/clients", headers=sa.headers)
+    assert r.status == 200 and [x["name"] for x in r.json()["data"]] == ["Acme"]
+    r = exams_app.exams.put(f"/api/clients/{c['id']}", headers=sa.headers, json={"address": None, "name": "Acme 2"})
+    assert r.status == 200 and r.json()["data"]["name"] == "Acme 2" and r.json()["data"]["address"] is None

@@ -55,6 +55,14 @@ class UpdateClient(BaseModel):
 
     _u = field_validator("logo_url")(classmethod(lambda cls, v: _url(v)))
 
+    @field_validator("name", "active_status")
+    @classmethod
+    def _not_null(cls, v):
+        # omitted = unchanged; an explicit null would store a client without a name/status
+        if v is None:
+            raise ValueError("must not be null (omit the field to keep it)")
+        return v
+
 
 class Client(BaseModel):
     id: str

@@ -54,6 +54,14 @@ class UpdateProfile(BaseModel):
             raise ValueError(f"role must be one of {', '.join(ROLES)}")
         return v
 
+    @field_validator("name", "role", "active_status")
+    @classmethod
+    def _not_null(cls, v):
+        # omitted = unchanged; an explicit null would blank a required field (validators do not run on defaults)
+        if v is None:
+            raise ValueError("must not be null (omit the field to keep it)")
+        return v
+
 
 class Profile(BaseModel):
     id: str
