@@ -110,3 +110,35 @@ def exams_jwks(exams_app, tmp_path, monkeypatch):
 @pytest.fixture
 def exam_users(exams_app, exams_jwks) -> ExamUsers:
     return ExamUsers(exams_app)
+
+
+@pytest.fixture
+def moto_server(monkeypatch):
+    """A moto *server* (as under ``make dev``) instead of the in-process mock; yields its URL."""
+    import socket
+
+    from moto.server import ThreadedMotoServer
+
+    from lambdakit import aws, settings
+    from local_runtime.testing import HARNESS
+
+    # The suite keeps one in-process moto mock per worker; it would intercept every call
+    # (and carry state from earlier tests). Stop it so this test really talks to the server.
+    HARNESS.stop()
+    from moto.core.base_backend import BackendDict
+
+    BackendDict.reset()  # the server shares this process's moto backends: start from a fresh account
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server.start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+    aws.reset()
+    settings.reset_settings()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    aws.reset()
+    settings.reset_settings()

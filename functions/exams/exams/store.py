@@ -9,15 +9,12 @@ from lambdakit.errors import ValidationFailed
 
 from .settings import settings
 
-_table: Table | None = None
-
 
 def table() -> Table:
-    global _table
-    name = settings().table_name
-    if _table is None or _table.name != name:
-        _table = Table(name)
-    return _table
+    """The service table. Not cached here: ``Table`` resolves its boto3 resource through
+    ``lambdakit.aws``' cache, so a switch of endpoint (``aws.reset()``, e.g. tests moving from the
+    in-process mock to a moto server) is honoured instead of a stale resource being reused."""
+    return Table(settings().table_name)
 
 
 def page_query(pk: str, *, page: int, limit: int, cursor: str | None = None, index: str | None = None,

@@ -80,7 +80,7 @@ def test_quota_then_lazy_expiry_and_history(exams_app, exam_users):
 
 
 def test_lazy_expiry_on_listing(exams_app, exam_users):
-    sa = exam_users.super_admin()
+    exam_users.super_admin()
     c = exam_users.client("Paid", "growth")
     clock.set_offset(40 * 86400)
     from exams.billing import subscriptions

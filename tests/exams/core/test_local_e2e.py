@@ -3,36 +3,7 @@ sign-in with InitiateAuth against the emulator, tokens verified against the emul
 (the local-stage redirect of the Cognito JWKS URL to AWS_ENDPOINT_URL)."""
 from __future__ import annotations
 
-import socket
-
 import boto3
-import pytest
-
-
-@pytest.fixture
-def moto_server(monkeypatch):
-    from moto.server import ThreadedMotoServer
-
-    from lambdakit import aws, settings
-    from local_runtime.testing import HARNESS
-
-    # The suite keeps one in-process moto mock per worker; it would intercept every call
-    # (and carry state from earlier tests). Stop it so this test really talks to the server.
-    HARNESS.stop()
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
-    server.start()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
-    aws.reset()
-    settings.reset_settings()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
-    monkeypatch.delenv("AWS_ENDPOINT_URL")
-    aws.reset()
-    settings.reset_settings()
 
 
 def test_done_when_scenario(moto_server):

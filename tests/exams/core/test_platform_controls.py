@@ -1,8 +1,9 @@
 """Settings & maintenance mode, rate limits, headers, create-user atomicity, audit listing."""
 from __future__ import annotations
 
-import boto3
 import os
+
+import boto3
 import pytest
 
 from lambdakit import settings as lk_settings
@@ -53,7 +54,7 @@ def test_strict_and_global_rate_limits(exams_app, exam_users, tight_limits):
     sa = exam_users.super_admin()
     api = exams_app.exams
     statuses = []
-    for i in range(4):
+    for _i in range(4):
         r = api.post("/api/create-user", json={"email": "bad"}, headers=sa.headers)
         statuses.append(r.status)
     assert statuses[:3] == [400, 400, 400] and statuses[3] == 429

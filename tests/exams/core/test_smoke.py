@@ -1,5 +1,5 @@
 def test_sa_creates_client_and_users(exams_app, exam_users):
-    sa = exam_users.super_admin()
+    exam_users.super_admin()
     c = exam_users.client("Acme", "starter")
     assert c["plan_id"] == "starter" and c["subscription"]["expiry_date"]
     ca = exam_users.client_admin(c["id"])

@@ -1,8 +1,8 @@
 """Start checks, deadlines (grace, touch, sweep), sections, concurrency, manual grading, masking."""
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.exams.delivery.delivery_helpers import mcq, principal_of
 from lambdakit import clock
+from tests.exams.delivery.delivery_helpers import mcq, principal_of
 
 
 def test_start_checks(tenant):

@@ -16,11 +16,11 @@ def test_item_analysis_dashboards_and_report(tenant):
     t = tenant.test([q["id"] for q in qs], show_results_after_submission=True)
     matrix = [[1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 1, 0]]
     attempts = []
-    for st, row in zip(students, matrix):
+    for st, row in zip(students, matrix, strict=False):
         a = tenant.start(t, st)
         app.exams.post("/api/attempt-answers", headers=st.headers, json=[
             {"attempt_id": a["id"], "question_id": q["id"], "selected_option": "A" if x else "B", "time_spent": 10 + i}
-            for i, (q, x) in enumerate(zip(qs, row))])
+            for i, (q, x) in enumerate(zip(qs, row, strict=False))])
         r = app.exams.post(f"/api/attempts/{a['id']}/submit", headers=st.headers)
         assert r.json()["data"]["score"] == sum(row)
         attempts.append(a)
@@ -38,7 +38,7 @@ def test_item_analysis_dashboards_and_report(tenant):
     x, rest = [1, 1, 1, 0], [2, 1, 0, 1]
     n = 4
     mx, mr = sum(x) / n, sum(rest) / n
-    cov = sum((a - mx) * (b - mr) for a, b in zip(x, rest)) / (n - 1)
+    cov = sum((a - mx) * (b - mr) for a, b in zip(x, rest, strict=False)) / (n - 1)
     vx = sum((a - mx) ** 2 for a in x) / (n - 1)
     vr = sum((b - mr) ** 2 for b in rest) / (n - 1)
     i1 = items[qs[0]["id"]]
@@ -46,7 +46,7 @@ def test_item_analysis_dashboards_and_report(tenant):
     assert i1["discrimination_index"] == pytest.approx(100 * cov / math.sqrt(vx * vr), abs=1e-6)
     totals = [3, 2, 1, 1]
     vt = sum((t_ - 1.75) ** 2 for t_ in totals) / 3
-    var_items = [sum((v - sum(col) / 4) ** 2 for v in col) / 3 for col in zip(*matrix)]
+    var_items = [sum((v - sum(col) / 4) ** 2 for v in col) / 3 for col in zip(*matrix, strict=False)]
     alpha = 3 / 2 * (1 - sum(var_items) / vt)
     assert d["test_statistics"]["cronbach_alpha"] == pytest.approx(alpha, abs=1e-6)
     assert d["test_statistics"]["kr20"] == pytest.approx(alpha, abs=1e-6)

@@ -69,14 +69,18 @@ def test_parallel_events_reach_15_and_auto_submit_once(tenant, atomic_ddb):
 
     with ThreadPoolExecutor(10) as pool:
         data = list(pool.map(call, bodies))
-    assert all("error" not in d for d in data), data
-    assert sum(1 for d in data if d["duplicate"]) == 3, data
+    # every event is recorded, de-duplicated, or refused because the attempt was already submitted
+    assert all(d.get("error") in (None, "STATE_CONFLICT") for d in data), data
+    recorded = [d for d in data if "error" not in d and not d["duplicate"]]
     assert sum(1 for d in data if d.get("auto_submitted")) == 1
     r = tenant.app.exams.get(f"/api/attempts/{a['id']}", headers=tenant.ca.headers)
     att = r.json()["data"]
     assert att["status"] == "submitted" and att["submit_reason"] == "proctoring"
-    assert att["risk_score"] == 1 + 1 + 2 + 3 + 5 + 5 + 5
+    # the risk score is exactly the sum of the recorded events: nothing counted after submission
+    assert att["risk_score"] == sum(d["score"] for d in recorded) >= 15
     assert att["score"] == 1  # graded with the saved answer
+    r = tenant.app.exams.get("/api/proctoring/events", headers=tenant.ca.headers, query={"attempt_id": a["id"]})
+    assert r.json()["pagination"]["total"] == len(recorded) == len(r.json()["data"])
 
 
 def test_evidence_is_required_checked_and_presigned_for_15_minutes(tenant):

@@ -61,7 +61,7 @@ def reference(matrix, marks, mins):
         vx = sum((a - mx) ** 2 for a in x) / (n - 1)
         vr = sum((a - mr) ** 2 for a in rest) / (n - 1)
         c = sum((x[j] - mx) * (rest[j] - mr) for j in range(n)) / (n - 1)
-        cmax = sum((a - mx) * (b - mr) for a, b in zip(sorted(x), sorted(rest))) / (n - 1)
+        cmax = sum((a - mx) * (b - mr) for a, b in zip(sorted(x), sorted(rest), strict=False)) / (n - 1)
         out.append({"F": 100 * (mx - mins[i]) / (marks[i] - mins[i]), "D": 100 * c / math.sqrt(vx * vr) if vx and vr else None,
                     "DE": 100 * c / cmax if cmax > 1e-12 else None, "V": vx})
     mt = sum(totals) / n
@@ -84,8 +84,8 @@ def test_matches_direct_reference_with_negative_marking():
     test_item, items = fold(matrix, marks)
     mins = [-0.25 * m for m in marks]
     ref, alpha, sd, se = reference(matrix, marks, mins)
-    stats = [st.item_statistics(it, max_mark=m, min_mark=lo) for it, m, lo in zip(items, marks, mins)]
-    for got, exp in zip(stats, ref):
+    stats = [st.item_statistics(it, max_mark=m, min_mark=lo) for it, m, lo in zip(items, marks, mins, strict=False)]
+    for got, exp in zip(stats, ref, strict=False):
         assert got["facility_index"] == pytest.approx(exp["F"], abs=1e-6)
         assert got["discrimination_index"] == pytest.approx(exp["D"], abs=1e-6)
         assert got["discriminative_efficiency"] == pytest.approx(exp["DE"], abs=1e-6)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -15,14 +16,16 @@ from .models import SettingsUpdate
 router = APIGatewayHttpRouter()
 
 
-@router.get("/api/settings", summary="Platform settings", middlewares=[require(SUPER_ADMIN)])
+@router.get("/api/settings", summary="Platform settings", middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(response="exams.admin.models:PlatformSettings", errors=(503,)))
 def get_settings():
     return ok(platform.current(), "Settings")
 
 
 @router.put("/api/settings", summary="Update platform settings",
             description="Partial update of maintenance_mode, announcement_banner, registration_enabled.",
-            middlewares=[require(SUPER_ADMIN)])
+            middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(body="exams.admin.models:SettingsUpdate", response="exams.admin.models:PlatformSettings", errors=(409, 503)))
 def put_settings():
     body = parse_model(SettingsUpdate, json_object(router))
     changes = body.model_dump(exclude_unset=True)
@@ -35,7 +38,8 @@ def put_settings():
 
 
 @router.get("/api/superadmin/audit-logs", summary="Audit log (paginated, 50 per page by default)",
-            middlewares=[require(SUPER_ADMIN)])
+            middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(query="exams.admin.models:AuditLogQuery", response="exams.admin.models:AuditLogRow", paginated=True, errors=(503,)))
 def audit_logs():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=settings().audit_page_size,
                        max_limit=200)

@@ -10,3 +10,37 @@ class SettingsUpdate(BaseModel):
     maintenance_mode: bool | None = None
     announcement_banner: str | None = Field(default=None, max_length=1000)
     registration_enabled: bool | None = None
+
+
+class PlatformSettings(BaseModel):
+    maintenance_mode: bool
+    announcement_banner: str | None = None
+    registration_enabled: bool
+    updated_at: str | None = None
+    updated_by: str | None = None
+
+
+class AuditLogRow(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    user_id: str | None = None
+    client_id: str | None = None
+    action: str
+    entity_type: str | None = None
+    entity_id: str | None = None
+    metadata: str | None = Field(default=None, description="JSON text (before/after)")
+    ip_address: str | None = None
+    created_at: str
+
+
+class AuditLogQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    user_id: str | None = None
+    action: str | None = None
+    entity_type: str | None = None
+    start_date: str | None = Field(default=None, description="YYYY-MM-DD or ISO timestamp (inclusive)")
+    end_date: str | None = Field(default=None, description="YYYY-MM-DD or ISO timestamp (inclusive)")
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=200, description="default 50")

@@ -82,14 +82,5 @@ def activity_op(day: str, client_id: str, **adds: int) -> list[dict]:
             {"update": (f"ACT#{day}", f"CLIENT#{client_id}"), "add": adds}]
 
 
-def clients_page(limit: int) -> list[dict]:
-    items, _ = table().query("CLIENTS", index="gsi1", limit=limit, forward=False)
-    return [strip_keys(i) for i in items]
-
-
-def subscriptions(client_ids: list[str]) -> list[dict]:
-    return [strip_keys(i) for i in table().batch_get([(f"CLIENT#{c}", "SUBSCRIPTION") for c in client_ids])]
-
-
 def clients(client_ids: list[str]) -> dict[str, dict]:
     return {i["id"]: strip_keys(i) for i in table().batch_get([(f"CLIENT#{c}", "CLIENT") for c in client_ids])}

@@ -175,19 +175,20 @@ def _super_admin_dashboard() -> dict:
     }
 
 
-def _expiring(days: int = 30, scan_limit: int = 100) -> list[dict]:
-    """Subscriptions expiring within ``days`` among the newest ``scan_limit`` clients (bounded read)."""
+def _expiring(days: int = 30, limit: int = 100) -> list[dict]:
+    """Subscriptions expiring within ``days`` (today included), soonest first, from the sparse
+    expiry index: one query bounded by the date range and ``limit``, plus one BatchGetItem for
+    the client names."""
     import datetime as _d
 
-    clients = repo.clients_page(scan_limit)
-    subs = repo.subscriptions([c["id"] for c in clients]) if clients else []
+    from ..billing import repository as billing_repo
+
     horizon = (clock.now() + _d.timedelta(days=days)).strftime("%Y-%m-%d")
-    today = clock.today()
-    names = {c["id"]: c.get("name") for c in clients}
-    out = [{"client_id": s.get("client_id"), "name": names.get(s.get("client_id")), "plan_id": s.get("plan_id"),
-            "expiry_date": s.get("expiry_date")} for s in subs
-           if s.get("expiry_date") and today <= str(s["expiry_date"]) <= horizon]
-    return sorted(out, key=lambda x: x["expiry_date"])
+    subs, _more = billing_repo.expiring_between(clock.today(), horizon, limit)
+    names = repo.clients([s["client_id"] for s in subs]) if subs else {}
+    return [{"client_id": s.get("client_id"), "name": (names.get(s.get("client_id")) or {}).get("name"),
+             "plan_id": s.get("plan_id"), "status": s.get("status"), "expiry_date": s.get("expiry_date")}
+            for s in subs]
 
 
 def _client_dashboard(cid: str) -> dict:
@@ -236,8 +237,8 @@ def _client_dashboard(cid: str) -> dict:
 
 def _usage(cid: str, c: dict) -> dict:
     from ..billing import repository as brepo
-    from ..billing.guards import entitlement_for
     from ..billing.catalog import PLANS
+    from ..billing.guards import entitlement_for
 
     try:
         ent = entitlement_for(cid)

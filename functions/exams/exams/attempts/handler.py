@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, json_object, parse_model, query, safe_json_loads
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -22,13 +23,15 @@ def attempt_token() -> str | None:
 
 
 @router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code + guest_name)",
-             middlewares=[optional_auth])
+             middlewares=[optional_auth],
+             openapi_extensions=doc(body="exams.attempts.models:StartIn", response="exams.attempts.models:AttemptOut", status=201, errors=(409, 410, 503)))
 def start_attempt():
     body = parse_model(StartIn, json_object(router))
     return ok(service.start(principal(router), body.model_dump()), "Attempt started", 201)
 
 
-@router.get("/api/attempts", summary="List attempts (student_id, or test_id for admins)", middlewares=[optional_auth])
+@router.get("/api/attempts", summary="List attempts (student_id, or test_id for admins)", middlewares=[optional_auth],
+            openapi_extensions=doc(query="exams.attempts.models:AttemptListQuery", response="exams.attempts.models:AttemptOut", paginated=True, errors=(503,)))
 def list_attempts():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = service.list_attempts(
@@ -39,14 +42,16 @@ def list_attempts():
 
 
 @router.get("/api/attempts/<attemptId>", summary="An attempt with its questions (no answer keys), deadline and saved answers",
-            middlewares=[optional_auth])
+            middlewares=[optional_auth],
+            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptDetail", errors=(503,)))
 def get_attempt(attemptId: str):
     return ok(service.get_attempt(principal(router), attemptId, attempt_token()))
 
 
 @router.post("/api/attempt-answers", summary="Save a batch of answers (idempotent upsert)", middlewares=[optional_auth],
              description="Body: an array of {attempt_id, question_id, selected_option, marked_for_review} "
-                         "(one attempt per batch, at most 99 entries).")
+                         "(one attempt per batch, at most 99 entries).",
+             openapi_extensions=doc(body="exams.attempts.models:BatchAnswers", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_batch():
     ev = router.current_event
     raw = ev.body
@@ -74,13 +79,15 @@ def save_batch():
     return ok(service.save_answers(principal(router), attempt_ids.pop(), attempt_token(), payload), "Answers saved")
 
 
-@router.get("/api/attempt-answers/<attemptId>", summary="Saved answers of an attempt", middlewares=[optional_auth])
+@router.get("/api/attempt-answers/<attemptId>", summary="Saved answers of an attempt", middlewares=[optional_auth],
+            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SavedAnswer", list_key="answers", errors=(503,)))
 def get_answers(attemptId: str):
     return ok(service.get_answers(principal(router), attemptId, attempt_token()))
 
 
 @router.post("/api/attempts/<attemptId>/answers", summary="Save one answer (idempotent upsert)",
-             middlewares=[optional_auth])
+             middlewares=[optional_auth],
+             openapi_extensions=doc(body="exams.attempts.models:SingleAnswer", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_one(attemptId: str):
     body = parse_model(SingleAnswer, json_object(router))
     d = {"question_id": body.question_id, "marked_for_review": body.marked_for_review, "time_spent": body.time_spent}
@@ -90,7 +97,8 @@ def save_one(attemptId: str):
 
 
 @router.post("/api/rpc/submit-attempt", summary="Submit and grade an attempt (first call only)",
-             middlewares=[optional_auth])
+             middlewares=[optional_auth],
+             openapi_extensions=doc(body="exams.attempts.models:SubmitIn", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit_rpc():
     body = parse_model(SubmitIn, json_object(router))
     return ok(service.submit(principal(router), body.attempt_id, attempt_token(), client_time_taken=body.time_taken),
@@ -98,7 +106,8 @@ def submit_rpc():
 
 
 @router.post("/api/attempts/<attemptId>/submit", summary="Submit and grade an attempt (first call only)",
-             middlewares=[optional_auth])
+             middlewares=[optional_auth],
+             openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit(attemptId: str):
     data = json_object(router, required=False)
     return ok(service.submit(principal(router), attemptId, attempt_token(), client_time_taken=data.get("time_taken")),
@@ -107,7 +116,8 @@ def submit(attemptId: str):
 
 @router.put("/api/attempts/<attemptId>/grades", summary="Grade subjective/coding answers (client admin)",
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
-            description="Body {grades: [{question_id, marks}]}; updates the score. Added route.")
+            description="Body {grades: [{question_id, marks}]}; updates the score. Added route.",
+            openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
 def grades(attemptId: str):
     body = parse_model(GradesIn, json_object(router))
     return ok(service.set_grades(principal(router), attemptId, [g.model_dump() for g in body.grades]),

@@ -4,6 +4,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..apidoc import CursorPageQuery
+
 
 class StartIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -45,3 +47,70 @@ class Grade(BaseModel):
 
 class GradesIn(BaseModel):
     grades: list[Grade] = Field(min_length=1, max_length=500)
+
+
+# ---------------------------------------------------------------- OpenAPI-only models
+class AttemptOut(BaseModel):
+    """An attempt as its reader may see it (score null and result_masked when results are hidden)."""
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    test_id: str
+    student_id: str | None = None
+    client_id: str | None = None
+    status: str
+    is_guest: bool
+    guest_name: str | None = None
+    attempt_token: str | None = Field(default=None, description="Guests only, on start")
+    started_at: str | None = None
+    deadline: str | None = None
+    remaining_seconds: float | None = None
+    submitted_at: str | None = None
+    time_taken: float | None = None
+    score: float | None = None
+    total_marks: float | None = None
+    percentage: float | None = None
+    passed: bool | None = None
+    result_masked: bool | None = None
+
+
+class AttemptDetail(AttemptOut):
+    questions: list[dict] = []
+    sections: list[dict] = []
+    answers: list[dict] = []
+    results: list[dict] | None = None
+
+
+class SavedAnswer(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    question_id: str
+    selected_option: Any = None
+    student_answer: Any = None
+    marked_for_review: bool
+    saved_at: str | None = None
+
+
+class SaveResult(BaseModel):
+    attempt_id: str
+    saved: int
+    saved_at: str
+    remaining_seconds: float
+
+
+class BatchAnswers(BaseModel):
+    """The batch body may also be a bare array of entries."""
+    answers: list[BatchAnswer] = Field(min_length=1, max_length=99)
+
+
+class SubmitBody(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    time_taken: Any = None
+
+
+class AttemptListQuery(CursorPageQuery):
+    student_id: str | None = None
+    test_id: str | None = None
+    attempt_id: str | None = Field(default=None, description="Guests: their attempt (with attempt_token)")
+    attempt_token: str | None = None

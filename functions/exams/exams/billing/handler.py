@@ -5,6 +5,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -21,7 +22,8 @@ def _page():
 
 
 @router.get("/api/superadmin/subscriptions", summary="List client subscriptions (expiry checked lazily)",
-            middlewares=[require(SUPER_ADMIN)])
+            middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(query="exams.apidoc:PageQuery", response="exams.billing.models:Subscription", paginated=True, errors=(503,)))
 def list_subscriptions():
     items, meta = subscriptions.list_subscriptions(_page())
     return paginated(items, meta)
@@ -29,7 +31,8 @@ def list_subscriptions():
 
 @router.put("/api/superadmin/subscriptions/<clientId>", summary="Change a client's plan and expiry",
             description="Writes a subscription history row. expiry_date omitted: one month for paid plans; "
-                        "null: never expires.", middlewares=[require(SUPER_ADMIN)])
+                        "null: never expires.", middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(body="exams.billing.models:SubscriptionUpdate", response="exams.billing.models:Subscription", errors=(409, 503)))
 def update_subscription(clientId: str):
     body = parse_model(SubscriptionUpdate, json_object(router))
     expiry = body.expiry_date if "expiry_date" in body.model_fields_set else subscriptions.DEFAULT_EXPIRY
@@ -38,14 +41,16 @@ def update_subscription(clientId: str):
 
 
 @router.get("/api/subscription-requests", summary="List subscription (plan change) requests",
-            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)])
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+            openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:SubscriptionRequest", paginated=True, errors=(503,)))
 def list_subscription_requests():
     items, meta = subscriptions.list_requests(principal(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)
 
 
 @router.post("/api/subscription-requests", summary="Request a plan change (client admin)",
-             middlewares=[require(CLIENT_ADMIN)])
+             middlewares=[require(CLIENT_ADMIN)],
+             openapi_extensions=doc(body="exams.billing.models:SubscriptionRequestCreate", response="exams.billing.models:SubscriptionRequest", status=201, errors=(409, 503)))
 def create_subscription_request():
     body = parse_model(SubscriptionRequestCreate, json_object(router))
     return ok(subscriptions.create_request(principal(router), body.plan_id, body.note), "Request submitted",
@@ -53,20 +58,23 @@ def create_subscription_request():
 
 
 @router.put("/api/subscription-requests/<requestId>/approve", summary="Approve a plan change request",
-            middlewares=[require(SUPER_ADMIN)])
+            middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(response="exams.billing.models:SubscriptionRequest", errors=(409, 503)))
 def approve_subscription_request(requestId: str):
     return ok(subscriptions.approve_request(principal(router), requestId), "Request approved")
 
 
 @router.post("/api/packages/request", summary="Request a pay-per-test package (client admin)",
-             middlewares=[require(CLIENT_ADMIN)])
+             middlewares=[require(CLIENT_ADMIN)],
+             openapi_extensions=doc(body="exams.billing.models:PackageRequestCreate", response="exams.billing.models:Package", status=201, errors=(503,)))
 def request_package():
     body = parse_model(PackageRequestCreate, json_object(router))
     return ok(packages.request_package(principal(router), body.package_type), "Package requested", status=201)
 
 
 @router.get("/api/packages/requests", summary="List package purchases (super admin)",
-            middlewares=[require(SUPER_ADMIN)])
+            middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(query="exams.billing.models:PackageRequestsQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
 def list_package_requests():
     status = query(router, "status") or None
     if status and status not in STATUSES:
@@ -76,14 +84,16 @@ def list_package_requests():
 
 
 @router.put("/api/packages/requests/<requestId>/approve", summary="Approve a package (optional limit overrides)",
-            middlewares=[require(SUPER_ADMIN)])
+            middlewares=[require(SUPER_ADMIN)],
+            openapi_extensions=doc(body="exams.billing.models:PackageApproval", response="exams.billing.models:Package", errors=(409, 503)))
 def approve_package(requestId: str):
     body = parse_model(PackageApproval, json_object(router, required=False))
     return ok(packages.approve(principal(router), requestId, body.model_dump()), "Package approved")
 
 
 @router.get("/api/packages/available", summary="Available packages of the caller's tenant",
-            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)])
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+            openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
 def list_available_packages():
     items, meta = packages.list_available(principal(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)

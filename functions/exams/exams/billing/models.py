@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..apidoc import PageQuery
 from .catalog import PACKAGE_TYPES, PLAN_IDS
 
 
@@ -65,3 +67,58 @@ class PackageApproval(BaseModel):
 
     max_questions: int | None = Field(default=None, ge=1, le=10_000)
     max_candidates: int | None = Field(default=None, ge=1, le=100_000)
+
+
+# ---------------------------------------------------------------- responses (OpenAPI)
+class Subscription(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    client_id: str
+    plan_id: str | None = None
+    status: str | None = None
+    start_date: str | None = None
+    expiry_date: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    plan: dict | None = None
+
+
+class SubscriptionRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    client_id: str | None = None
+    plan_id: str | None = None
+    current_plan_id: str | None = None
+    status: str
+    note: str | None = None
+    requested_by: str | None = None
+    approved_by: str | None = None
+    approved_at: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    subscription: dict | None = None
+
+
+class Package(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    client_id: str | None = None
+    package_type: str | None = None
+    status: str
+    price_inr: float | None = None
+    max_questions: int | None = None
+    max_candidates: int | None = None
+    features: list[str] | None = None
+    requested_by: str | None = None
+    approved_by: str | None = None
+    approved_at: str | None = None
+    test_id: str | None = None
+    used_at: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+
+
+class PackageRequestsQuery(PageQuery):
+    status: Literal["requested", "available", "used"] | None = None

@@ -1,7 +1,8 @@
 """Billing items (single table).
 
 client        pk=CLIENT#<cid>  sk=CLIENT        gsi1 CLIENTS / <created_at>#<cid>
-subscription  pk=CLIENT#<cid>  sk=SUBSCRIPTION  gsi1 SUBSCRIPTIONS / <created_at>#<cid>
+subscription  pk=CLIENT#<cid>  sk=SUBSCRIPTION  gsi1 SUBSCRIPTIONS / <created_at>#<cid>,
+              gsi2 SUBEXPIRY / <expiry_date>#<cid> (sparse: only while an expiry date is set)
 limits        pk=CLIENT#<cid>  sk=LIMITS        per-client overrides (null = plan value)
 history       pk=CLIENT#<cid>  sk=SUBHIST#<ts>#<id>
 usage         pk=CLIENT#<cid>  sk=USAGE#<YYYY-MM>   {exams}
@@ -33,6 +34,22 @@ def client_pk(cid: str) -> str:
 
 
 # ---------------------------------------------------------------- clients / subscriptions
+EXPIRY_PK = "SUBEXPIRY"
+
+
+def expiry_keys(cid: str, expiry_date: str | None) -> dict[str, str]:
+    """The sparse expiry index of a subscription: present only when it can expire."""
+    return {"gsi2pk": EXPIRY_PK, "gsi2sk": f"{expiry_date}#{cid}"} if expiry_date else {}
+
+
+def expiring_between(first_day: str, last_day: str, limit: int) -> tuple[list[dict], bool]:
+    """Subscriptions whose expiry date lies in [first_day, last_day], soonest first: one query
+    of the expiry index bounded by the date range (and ``limit``), never by the number of clients."""
+    items, cursor = table().query(EXPIRY_PK, index="gsi2", sk_between=(first_day, last_day + "#\uffff"),
+                                  limit=limit, forward=True)
+    return items, cursor is not None
+
+
 def get_client(cid: str, consistent: bool = False) -> dict | None:
     return table().get(client_pk(cid), "CLIENT", consistent=consistent)
 
@@ -59,7 +76,8 @@ def create_client(client: dict, subscription: dict, limits: dict, counter_ops: l
         {"put": {**client, "pk": client_pk(cid), "sk": "CLIENT", "gsi1pk": "CLIENTS", "gsi1sk": key},
          "condition": "attribute_not_exists(pk)"},
         {"put": {**subscription, "pk": client_pk(cid), "sk": "SUBSCRIPTION", "gsi1pk": "SUBSCRIPTIONS",
-                 "gsi1sk": key}, "condition": "attribute_not_exists(pk)"},
+                 "gsi1sk": key, **expiry_keys(cid, subscription.get("expiry_date"))},
+         "condition": "attribute_not_exists(pk)"},
         {"put": {**limits, "pk": client_pk(cid), "sk": "LIMITS"}, "condition": "attribute_not_exists(pk)"},
         *counter_ops,
     ]
@@ -88,8 +106,10 @@ def change_subscription(cid: str, *, old_plan: str, new_sub: dict, history: dict
                         extra_ops: list[dict] | None = None) -> None:
     """Plan/expiry change + history row + plan distribution counters (+ e.g. a request approval)
     in one transaction, conditional on the plan read before (no lost updates)."""
+    idx = expiry_keys(cid, new_sub.get("expiry_date"))
     ops = [
-        {"update": (client_pk(cid), "SUBSCRIPTION"), "set": new_sub,
+        {"update": (client_pk(cid), "SUBSCRIPTION"), "set": {**new_sub, **idx},
+         **({} if idx else {"remove": ["gsi2pk", "gsi2sk"]}),
          "condition": "attribute_exists(pk) AND #plan = :old", "names": {"#plan": "plan_id"},
          "values": {":old": old_plan}},
         {"update": (client_pk(cid), "CLIENT"), "set": {"plan_id": new_sub["plan_id"]},

@@ -55,6 +55,14 @@ class UpdateClient(BaseModel):
 
     _u = field_validator("logo_url")(classmethod(lambda cls, v: _url(v)))
 
+    @field_validator("name", "active_status")
+    @classmethod
+    def _not_null(cls, v):
+        # omitted = unchanged; an explicit null would store a client without a name/status
+        if v is None:
+            raise ValueError("must not be null (omit the field to keep it)")
+        return v
+
 
 class Client(BaseModel):
     id: str
@@ -65,3 +73,19 @@ class Client(BaseModel):
     active_status: int = 1
     created_at: str
     updated_at: str | None = None
+
+
+class ClientLimits(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    max_exams_per_month: int | None = None
+    max_students_per_exam: int | None = None
+    max_questions_per_exam: int | None = None
+
+
+class ClientDetail(Client):
+    """A client with its limit overrides (and, on creation, its subscription)."""
+    model_config = ConfigDict(extra="allow")
+
+    limits: ClientLimits | None = None
+    subscription: dict | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit import clock
+from lambdakit.openapi import doc
 
 from .. import NAME, VERSION
 from ..http import build_app, lambda_entry, ok
@@ -12,7 +13,7 @@ from . import checks
 router = APIGatewayHttpRouter()
 
 
-@router.get("/health", summary="Health check", description="status healthy|degraded with per-dependency checks.")
+@router.get("/health", summary="Health check", openapi_extensions=doc(response="exams.health.models:Health", public=True, errors=(503,)), description="status healthy|degraded with per-dependency checks.")
 def health():
     results = checks.run()
     healthy = results.get("database") == "ok"
@@ -21,7 +22,7 @@ def health():
     return ok(info, "Service is healthy" if healthy else "Service is degraded", status=200 if healthy else 503)
 
 
-@router.get("/", summary="Service information", description="Also returns announcement_banner when set.")
+@router.get("/", summary="Service information", openapi_extensions=doc(response="exams.health.models:ServiceInfo", public=True), description="Also returns announcement_banner when set.")
 def info():
     data = {"name": NAME, "version": VERSION, "status": "running"}
     banner = checks.announcement_banner()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, json_object, parse_model, query
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -20,14 +21,16 @@ def _token() -> str | None:
 
 @router.post("/api/proctoring/events", summary="Record a proctoring event", middlewares=[optional_auth],
              description="201 for a recorded event, 200 with duplicate=true when the same type was recorded in the "
-                         "last 30 s. Guests authenticate with attempt_token.")
+                         "last 30 s. Guests authenticate with attempt_token.",
+             openapi_extensions=doc(body="exams.proctoring.models:EventIn", query="exams.apidoc:AttemptTokenQuery", response="exams.proctoring.models:EventOut", status=201, errors=(409, 503)))
 def post_event():
     body = parse_model(EventIn, json_object(router))
     data, created = service.record_event(principal(router), _token(), body.model_dump())
     return ok(data, "Event recorded" if created else "Duplicate event ignored", 201 if created else 200)
 
 
-@router.get("/api/proctoring/events", summary="Proctoring events of an attempt (paginated)", middlewares=[optional_auth])
+@router.get("/api/proctoring/events", summary="Proctoring events of an attempt (paginated)", middlewares=[optional_auth],
+            openapi_extensions=doc(query="exams.proctoring.models:EventListQuery", response="exams.proctoring.models:EventOut", paginated=True, errors=(503,)))
 def list_events():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = service.list_events(principal(router), _token(), query(router, "attempt_id"), page=req.page,

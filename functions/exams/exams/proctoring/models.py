@@ -4,6 +4,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..apidoc import CursorPageQuery
+
 
 class EventIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -13,3 +15,26 @@ class EventIn(BaseModel):
     event_type: str = Field(min_length=1, max_length=64)
     evidence: str | None = None
     metadata: dict[str, Any] | None = None
+
+
+class EventOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str | None = None
+    event_type: str
+    severity: str | None = None
+    score: int | None = None
+    risk_score: int | None = None
+    duplicate: bool | None = None
+    attempt_status: str | None = None
+    auto_submitted: bool | None = None
+    attempt_id: str | None = None
+    test_id: str | None = None
+    created_at: str | None = None
+    evidence_url: str | None = None
+    evidence_url_expires_in: int | None = None
+
+
+class EventListQuery(CursorPageQuery):
+    attempt_id: str = Field(min_length=1)
+    attempt_token: str | None = None

@@ -20,22 +20,31 @@ class Duplicate(Exception):
     pass
 
 
+class NotInProgress(Exception):
+    """The attempt was submitted (or removed) before the event could be recorded."""
+
+
 def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> None:
-    """Dedup marker + event + risk accumulation in one transaction. ``Duplicate`` when an event of
-    the same type was accepted within the window; transaction conflicts are retried."""
+    """Dedup marker + event + risk accumulation in one transaction, conditional on the attempt
+    being in progress (``NotInProgress`` otherwise: nothing is recorded after submission).
+    ``Duplicate`` when an event of the same type was accepted within the window; transaction
+    conflicts are retried."""
     ops = [
         {"put": {"pk": f"ATTEMPT#{attempt_id}", "sk": f"P#DEDUP#{event['event_type']}", "last_ts": event["ts"],
                  "event_id": event["id"]},
          "condition": "attribute_not_exists(pk) OR last_ts <= :cut", "values": {":cut": dedup_cutoff}},
         {"put": {**event, "pk": f"ATTEMPT#{attempt_id}", "sk": f"P#EV#{event['created_at']}#{event['id']}"}},
         {"update": (f"ATTEMPT#{attempt_id}", "A#META"), "add": {"risk_score": score, "event_count": 1},
-         "condition": "attribute_exists(pk)"},
+         "condition": "attribute_exists(pk) AND #st = :ip", "names": {"#st": "status"},
+         "values": {":ip": "in_progress"}},
     ]
     for attempt in range(6):
         try:
             table().transact(ops)
             return
         except ConditionFailed as exc:
+            if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
+                raise NotInProgress() from None
             if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
                 raise Duplicate() from None
             if "TransactionConflict" in exc.reasons and attempt < 5:

@@ -51,6 +51,22 @@ def _check_feature(a: dict, feature: str) -> None:
                        status=400, details={"feature": feature, "billing_source": ent.source})
 
 
+def _not_in_progress(a: dict) -> ApiError:
+    return ApiError("Proctoring events are accepted only while the attempt is in progress", code="STATE_CONFLICT",
+                    status=409, details={"expected_state": "in_progress", "actual_state": a.get("status"),
+                                         "reason": "attempt_not_in_progress"})
+
+
+def _ensure_in_progress(a: dict) -> None:
+    """Events after submission are refused. An attempt past its deadline plus the grace period is
+    submitted now with its saved answers (the "next touch" rule) and the event is refused."""
+    if a["status"] == "in_progress" and clock.now_ts() > float(a["deadline_ts"]) + settings().answer_grace_seconds:
+        attempts.auto_submit(a["id"], "deadline")
+        a = attempts.load(a["id"])
+    if a["status"] != "in_progress":
+        raise _not_in_progress(a)
+
+
 def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -> tuple[dict, bool]:
     """Returns (response data, created)."""
     et = str(body["event_type"]).strip().upper()
@@ -59,6 +75,7 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
         raise ValidationFailed(f"event_type must be one of {', '.join(RULES)}", fields={"event_type": "Unknown"})
     a = attempts.load(body["attempt_id"])
     attempts.authorize(p, a, token, write=True)
+    _ensure_in_progress(a)
     if body.get("test_id") and body["test_id"] != a["test_id"]:
         raise ValidationFailed("test_id does not match the attempt", fields={"test_id": "Mismatch"})
     _check_feature(a, rule.feature)
@@ -80,6 +97,10 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
         repo.put_evidence(ev["evidence_key"], blob_mime[0], blob_mime[1])
     try:
         repo.record(ev, attempt_id=a["id"], score=rule.score, dedup_cutoff=now - s.proctoring_dedup_seconds)
+    except repo.NotInProgress:
+        if ev.get("evidence_key"):
+            repo.delete_evidence(ev["evidence_key"])
+        raise _not_in_progress(attempts.load(a["id"])) from None
     except repo.Duplicate:
         if ev.get("evidence_key"):
             repo.delete_evidence(ev["evidence_key"])

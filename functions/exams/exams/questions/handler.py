@@ -5,6 +5,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, json_object, parse_model, query, raw_body
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -18,7 +19,8 @@ router = APIGatewayHttpRouter()
 
 @router.get("/api/questions", summary="List the question bank", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
             description="Query client_id (required for super admins), folder_id, page, limit, cursor. "
-                        "Answer keys are included (admins only).")
+                        "Answer keys are included (admins only).",
+            openapi_extensions=doc(query="exams.questions.models:QuestionListQuery", response="exams.questions.models:Question", paginated=True, errors=(503,)))
 def list_questions():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=50, max_limit=200)
     items, total, nxt = service.list_questions(principal(router), query(router, "client_id"),
@@ -27,7 +29,8 @@ def list_questions():
     return paginated(items, page_meta(req, total), next_cursor=nxt)
 
 
-@router.post("/api/questions", summary="Create a question", middlewares=[require(CLIENT_ADMIN)])
+@router.post("/api/questions", summary="Create a question", middlewares=[require(CLIENT_ADMIN)],
+             openapi_extensions=doc(body="exams.questions.models:QuestionIn", response="exams.questions.models:Question", status=201, errors=(409, 503)))
 def create_question():
     body = parse_model(QuestionIn, json_object(router))
     return ok(service.create(principal(router), body.model_dump()), "Question created", 201)
@@ -36,7 +39,8 @@ def create_question():
 @router.post("/api/questions/import", summary="Import questions from CSV (all-or-nothing)",
              middlewares=[require(CLIENT_ADMIN)],
              description="multipart/form-data with a `file` (CSV) and optional `folder_id`, `package_id`, "
-                         "`client_id`. Also accepts a raw text/csv body.")
+                         "`client_id`. Also accepts a raw text/csv body.",
+             openapi_extensions=doc(form={"file": "file", "folder_id": "string", "package_id": "string", "client_id": "string"}, query="exams.questions.models:ImportQuery", response="exams.questions.models:ImportResult", status=201, errors=(409, 413, 503)))
 def import_questions():
     s = settings()
     ctype = header(router, "content-type") or ""
@@ -67,7 +71,8 @@ def import_questions():
 
 
 @router.delete("/api/questions", summary="Roll back one CSV import batch", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
-               description="Query import_batch_id (required): deletes exactly the questions of that batch.")
+               description="Query import_batch_id (required): deletes exactly the questions of that batch.",
+               openapi_extensions=doc(query="exams.questions.models:RollbackQuery", response="exams.questions.models:RollbackResult", errors=(409, 503)))
 def rollback_import():
     batch = query(router, "import_batch_id")
     if not batch:

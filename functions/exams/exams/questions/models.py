@@ -48,3 +48,34 @@ class ImportResult(BaseModel):
     imported: int
     total_rows: int
     errors: list[Any] = []
+
+
+# ---------------------------------------------------------------- OpenAPI-only models
+class QuestionListQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    client_id: str | None = Field(default=None, description="Required for super admins")
+    folder_id: str | None = None
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=200, description="default 50")
+    cursor: str | None = None
+
+
+class ImportQuery(BaseModel):
+    """Also accepted as multipart form fields."""
+    model_config = ConfigDict(extra="ignore")
+
+    client_id: str | None = None
+    folder_id: str | None = None
+    package_id: str | None = None
+
+
+class RollbackQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    import_batch_id: str = Field(min_length=1)
+
+
+class RollbackResult(BaseModel):
+    import_batch_id: str
+    deleted: int

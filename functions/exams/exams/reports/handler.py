@@ -5,6 +5,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, query
+from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry
 from ..identity import optional_auth, principal
@@ -14,7 +15,8 @@ router = APIGatewayHttpRouter()
 
 
 @router.get("/api/attempts/<attemptId>/report", summary="Attempt report (XLSX: Summary, Detailed Questions, Analytics)",
-            middlewares=[optional_auth])
+            middlewares=[optional_auth],
+            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", content_type=service.XLSX_MIME, errors=(409, 503)))
 def attempt_report(attemptId: str):
     token = query(router, "attempt_token") or header(router, "x-attempt-token")
     data, filename = service.report(principal(router), attemptId, token)

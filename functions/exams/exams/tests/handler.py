@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -18,7 +19,8 @@ ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
 @router.get("/api/tests", summary="List tests, or look one up by share code (public)", middlewares=[optional_auth],
             description="With `share_code` (no token needed) returns `data` = the test's public fields, or 404 "
                         "INVALID_SHARE_CODE. Otherwise paginated tests of a tenant (client_id required for super "
-                        "admins; filters status, folder_id; page, limit, cursor).")
+                        "admins; filters status, folder_id; page, limit, cursor).",
+            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestListOrLookup", errors=(503,)))
 def list_tests():
     code = query(router, "share_code")
     if code is not None:
@@ -30,36 +32,42 @@ def list_tests():
     return paginated(items, page_meta(req, total), next_cursor=nxt)
 
 
-@router.post("/api/tests", summary="Create a draft test (billing checks run)", middlewares=[require(CLIENT_ADMIN)])
+@router.post("/api/tests", summary="Create a draft test (billing checks run)", middlewares=[require(CLIENT_ADMIN)],
+             openapi_extensions=doc(body="exams.tests.models:TestCreate", response="exams.tests.models:TestOut", status=201, errors=(409, 503)))
 def create_test():
     body = parse_model(TestCreate, json_object(router))
     return ok(service.create(principal(router), body.model_dump()), "Test created", 201)
 
 
-@router.get("/api/tests/<testId>", summary="Get a test", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)])
+@router.get("/api/tests/<testId>", summary="Get a test", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)],
+            openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(410, 503)))
 def get_test(testId: str):
     return ok(service.get_for(principal(router), testId))
 
 
 @router.put("/api/tests/<testId>", summary="Update a test",
             description="Drafts: any field. Published: only `status` (archived) and `result_status` (pending → "
-                        "published); anything else is TEST_READ_ONLY.", middlewares=[require(CLIENT_ADMIN)])
+                        "published); anything else is TEST_READ_ONLY.", middlewares=[require(CLIENT_ADMIN)],
+            openapi_extensions=doc(body="exams.tests.models:TestFields", response="exams.tests.models:TestOut", errors=(409, 410, 503)))
 def update_test(testId: str):
     body = parse_model(TestFields, json_object(router))
     return ok(service.update(principal(router), testId, body.model_dump(exclude_unset=True)), "Test updated")
 
 
-@router.post("/api/tests/<testId>/publish", summary="Publish a draft test", middlewares=[require(CLIENT_ADMIN)])
+@router.post("/api/tests/<testId>/publish", summary="Publish a draft test", middlewares=[require(CLIENT_ADMIN)],
+             openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 503)))
 def publish_test(testId: str):
     return ok(service.publish(principal(router), testId), "Test published")
 
 
-@router.delete("/api/tests/<testId>", summary="Delete a draft or archived test", middlewares=[require(*ADMINS)])
+@router.delete("/api/tests/<testId>", summary="Delete a draft or archived test", middlewares=[require(*ADMINS)],
+               openapi_extensions=doc(response="exams.apidoc:Deleted", errors=(409, 410, 503)))
 def delete_test(testId: str):
     return ok(service.delete(principal(router), testId), "Test deleted")
 
 
-@router.post("/api/rpc/clone-test", summary="Clone a test into a new draft", middlewares=[require(CLIENT_ADMIN)])
+@router.post("/api/rpc/clone-test", summary="Clone a test into a new draft", middlewares=[require(CLIENT_ADMIN)],
+             openapi_extensions=doc(body="exams.tests.models:CloneIn", response="exams.tests.models:TestOut", status=201, errors=(409, 410, 503)))
 def clone_test():
     body = parse_model(CloneIn, json_object(router))
     return ok(service.clone(principal(router), body.test_id, body.test_name, body.package_id), "Test cloned", 201)

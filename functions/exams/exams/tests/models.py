@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
+
+from ..apidoc import CursorPageQuery
 
 Flag = Literal[0, 1]
 
@@ -67,3 +69,32 @@ class CloneIn(BaseModel):
     test_id: str = Field(min_length=1, max_length=64)
     test_name: str | None = Field(default=None, min_length=1, max_length=300)
     package_id: str | None = Field(default=None, max_length=64)
+
+
+# ---------------------------------------------------------------- OpenAPI-only models
+class TestOut(BaseModel):
+    """A test: the full item for admins, the public fields for students and share-code lookups."""
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    test_name: str | None = None
+    description: str | None = None
+    timer: int | None = None
+    status: str | None = None
+    share_code: str | None = None
+    question_count: int | None = None
+    client_id: str | None = None
+    result_status: str | None = None
+    sections: list[dict] | None = None
+
+
+class TestListQuery(CursorPageQuery):
+    share_code: str | None = Field(default=None, description="Public lookup: data is one test's public fields")
+    client_id: str | None = Field(default=None, description="Required for super admins")
+    status: Literal["draft", "published", "archived"] | None = None
+    folder_id: str | None = None
+
+
+class TestListOrLookup(RootModel[list[TestOut] | TestOut]):
+    """``GET /api/tests``: a page of tests (with ``pagination``), or with ``share_code`` one test's
+    public fields (with ``message``)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model, query
+from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -16,14 +17,16 @@ router = APIGatewayHttpRouter()
 
 @router.post("/api/create-user", summary="Create a user (identity account, profile and role)",
              description="CA for their own tenant, SA for any. Strict rate limit.",
-             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)])
+             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+             openapi_extensions=doc(body="exams.users.models:CreateUser", response="exams.users.models:CreatedUser", status=201, errors=(409, 503)))
 def create_user():
     body = parse_model(CreateUser, json_object(router))
     return ok(service.create_user(principal(router), body), "User created", status=201)
 
 
 @router.get("/api/profiles", summary="List profiles (tenant-restricted for client admins)",
-            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)])
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)],
+            openapi_extensions=doc(query="exams.users.models:ProfileQuery", response="exams.users.models:Profile", paginated=True, errors=(503,)))
 def list_profiles():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     role = query(router, "role") or None
@@ -33,7 +36,8 @@ def list_profiles():
 
 @router.put("/api/profiles/<profileId>", summary="Update a profile",
             description="Own profile, or any profile of the tenant for its admin; only SA changes role/client.",
-            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)])
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)],
+            openapi_extensions=doc(body="exams.users.models:UpdateProfile", response="exams.users.models:Profile", errors=(409, 503)))
 def update_profile(profileId: str):
     body = parse_model(UpdateProfile, json_object(router))
     return ok(service.update_profile(principal(router), profileId, body), "Profile updated")

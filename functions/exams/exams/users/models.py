@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
 
+from ..apidoc import ClientPageQuery
 from ..identity.principal import ROLES
 
 
@@ -52,6 +54,14 @@ class UpdateProfile(BaseModel):
             raise ValueError(f"role must be one of {', '.join(ROLES)}")
         return v
 
+    @field_validator("name", "role", "active_status")
+    @classmethod
+    def _not_null(cls, v):
+        # omitted = unchanged; an explicit null would blank a required field (validators do not run on defaults)
+        if v is None:
+            raise ValueError("must not be null (omit the field to keep it)")
+        return v
+
 
 class Profile(BaseModel):
     id: str
@@ -62,3 +72,15 @@ class Profile(BaseModel):
     active_status: int = 1
     created_at: str | None = None
     updated_at: str | None = None
+
+
+class CreatedUser(BaseModel):
+    id: str
+    email: str
+    name: str
+    role: str
+    client_id: str | None = None
+
+
+class ProfileQuery(ClientPageQuery):
+    role: Literal["super_admin", "client_admin", "student"] | None = None

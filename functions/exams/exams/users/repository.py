@@ -36,7 +36,7 @@ def create_identity(email: str, name: str) -> str:
     except idp.exceptions.UsernameExistsException:
         raise ApiError("A user with this email already exists", code="ALREADY_EXISTS", status=409,
                        details={"field": "email"}) from None
-    except (idp.exceptions.InvalidParameterException,) as exc:
+    except idp.exceptions.InvalidParameterException as exc:
         raise ValidationFailed("Invalid user attributes", fields={"email": str(exc.response["Error"]["Message"])}) from None
     user = resp["User"]
     attrs = {a["Name"]: a["Value"] for a in user.get("Attributes", [])}

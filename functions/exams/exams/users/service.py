@@ -3,14 +3,21 @@ listing (tenant-restricted) and updates (only a super admin changes a role or a 
 from __future__ import annotations
 
 from lambdakit import clock
-from lambdakit.errors import ApiError
+from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.observability import get_logger
 from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import writer as audit
 from ..billing import repository as billing_repo
-from ..identity import (CLIENT_ADMIN, STUDENT, SUPER_ADMIN, Principal, ensure_object_tenant, ensure_owner,
-                        ensure_same_tenant)
+from ..identity import (
+    CLIENT_ADMIN,
+    STUDENT,
+    SUPER_ADMIN,
+    Principal,
+    ensure_object_tenant,
+    ensure_owner,
+    ensure_same_tenant,
+)
 from ..identity.policy import role_error
 from ..stats import counters
 from . import repository as repo
@@ -73,6 +80,8 @@ def create_user(actor: Principal, body: CreateUser) -> dict:
 
 
 def list_profiles(actor: Principal, client_id: str | None, role: str | None, req: PageRequest) -> tuple[list, dict]:
+    if role is not None and role not in ROLE_COUNTER:
+        raise ValidationFailed("Invalid role filter", fields={"role": f"Must be one of {', '.join(ROLE_COUNTER)}"})
     if actor.is_student:
         ensure_same_tenant(actor, client_id)
         me = repo.get_profile(actor.user_id)

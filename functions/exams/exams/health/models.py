@@ -1,0 +1,22 @@
+"""Response bodies of GET /health and GET / (OpenAPI)."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Health(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    status: str
+    timestamp: str
+    version: str
+    checks: dict[str, str]
+
+
+class ServiceInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    version: str
+    status: str
+    announcement_banner: str | None = None
