@@ -160,6 +160,9 @@ def exams_principals(cfg: dict) -> dict[str, dict]:
                                                       "role": role, "client_id": client_id}, sa)
         if status in (200, 201):
             out[role] = {"Authorization": "Bearer " + _cognito_token(cfg, email, password)}
+    # The super admin goes last: its PUT /api/settings may switch maintenance mode on, which
+    # answers every later non-SA principal with 503.
+    out["super_admin"] = out.pop("super_admin")
     return out
 
 
