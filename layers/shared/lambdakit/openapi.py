@@ -48,22 +48,38 @@ def _model(ref: str):
     return getattr(importlib.import_module(module), name)
 
 
-def _schema(ref: str, components: dict) -> dict:
-    model = _model(ref)
-    s = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="serialization")
-    for name, sub in (s.pop("$defs", None) or {}).items():
-        components.setdefault(name, sub)
-    components.setdefault(model.__name__, s)
-    return {"$ref": f"#/components/schemas/{model.__name__}"}
+class _Schemas:
+    """Every model the routes name, turned into component schemas in one pass, so models
+    with the same class name in different packages get distinct components (pydantic
+    qualifies colliding names) instead of overwriting each other."""
 
+    def __init__(self, document: dict, components: dict) -> None:
+        from pydantic.json_schema import models_json_schema
 
-def _input_schema(ref: str, components: dict) -> dict:
-    model = _model(ref)
-    s = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
-    for name, sub in (s.pop("$defs", None) or {}).items():
-        components.setdefault(name, sub)
-    components.setdefault(model.__name__ + "Input" if model.__name__ in components else model.__name__, s)
-    return s
+        wanted: list[tuple[Any, str]] = []
+        for ops in document.get("paths", {}).values():
+            for op in ops.values():
+                info = op.get(KEY) or {}
+                for key, mode in (("response", "serialization"), ("body", "validation"), ("query", "validation")):
+                    if info.get(key):
+                        pair = (_model(info[key]), mode)
+                        if pair not in wanted:
+                            wanted.append(pair)
+        self.refs: dict[tuple[Any, str], dict] = {}
+        self.components = components
+        if not wanted:
+            return
+        refs, defs = models_json_schema(wanted, ref_template="#/components/schemas/{model}")
+        self.refs = dict(refs)
+        for name, sub in (defs.get("$defs") or {}).items():
+            components[name] = sub
+
+    def ref(self, ref: str, mode: str) -> dict:
+        return self.refs[(_model(ref), mode)]
+
+    def inline(self, ref: str, mode: str) -> dict:
+        target = self.ref(ref, mode)["$ref"].rsplit("/", 1)[-1]
+        return self.components[target]
 
 
 def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict, dict], dict],
@@ -77,6 +93,7 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
     """
     doc_ = copy.deepcopy(document)
     comps = doc_.setdefault("components", {}).setdefault("schemas", {})
+    schemas = _Schemas(doc_, comps)
     comps["Error"] = error_schema
     for junk in ("HTTPValidationError", "ValidationError"):
         comps.pop(junk, None)
@@ -98,7 +115,7 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                 fmt = {"type": "string", "format": "binary"} if not ct.startswith("text/") else {"type": "string"}
                 responses[status] = {"description": "Success", "content": {ct: {"schema": fmt}}}
             else:
-                payload = _schema(info["response"], comps) if info.get("response") else {"type": "object"}
+                payload = schemas.ref(info["response"], "serialization") if info.get("response") else {"type": "object"}
                 if info.get("list_key") is not None or info.get("paginated"):
                     payload = {"type": "array", "items": payload}
                 responses[status] = {"description": "Success",
@@ -113,14 +130,14 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
             op["responses"] = responses
             if info.get("body"):
                 op["requestBody"] = {"required": True, "content": {"application/json": {
-                    "schema": _schema_input_ref(info["body"], comps)}}}
+                    "schema": schemas.ref(info["body"], "validation")}}}
             if info.get("form"):
                 props = {k: ({"type": "string", "format": "binary"} if v == "file" else {"type": "string"})
                          for k, v in info["form"].items()}
                 op["requestBody"] = {"required": True, "content": {"multipart/form-data": {
                     "schema": {"type": "object", "properties": props}}}}
             if info.get("query"):
-                s = _input_schema(info["query"], comps)
+                s = schemas.inline(info["query"], "validation")
                 params = [p for p in op.get("parameters", []) if p.get("in") != "query"]
                 required = set(s.get("required", []))
                 for name, prop in (s.get("properties") or {}).items():
@@ -131,14 +148,3 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                 if p.get("in") == "path":
                     p["schema"] = {"type": "string", "minLength": 1}
     return doc_
-
-
-def _schema_input_ref(ref: str, comps: dict) -> dict:
-    model = _model(ref)
-    name = model.__name__
-    s = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
-    for sub_name, sub in (s.pop("$defs", None) or {}).items():
-        comps.setdefault(sub_name, sub)
-    key = name if name not in comps or comps[name] == s else f"{name}Input"
-    comps[key] = s
-    return {"$ref": f"#/components/schemas/{key}"}
