@@ -95,17 +95,17 @@ def main(quick: bool) -> dict:
             order = [q["id"] for q in qs]
             for i in range(0, 200, 10):
                 batch = [{"question_id": qid, "answer": "A", "marked_for_review": False} for qid in order[i:i + 10]]
-                _, ms, calls = counter.measure(lambda b=batch: attempts.save_answers(st, a["id"], None, b))
+                _, ms, calls = counter.measure(lambda b=batch, st=st, a=a: attempts.save_answers(st, a["id"], None, b))
                 batch_calls.append(Calls.ddb(calls))
                 batch_ms.append(ms)
-            _, _, calls = counter.measure(lambda: attempts.save_answers(
+            _, _, calls = counter.measure(lambda st=st, a=a, order=order: attempts.save_answers(
                 st, a["id"], None, [{"question_id": order[0], "answer": "B"}]))
             single_calls.append(Calls.ddb(calls))
-            _, ms, calls = counter.measure(lambda: proctoring.record_event(
+            _, ms, calls = counter.measure(lambda st=st, a=a: proctoring.record_event(
                 st, None, {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"}))
             event_calls.append(calls)
             event_ms.append(ms)
-            res, ms, calls = counter.measure(lambda: attempts.submit(st, a["id"], None))
+            res, ms, calls = counter.measure(lambda st=st, a=a: attempts.submit(st, a["id"], None))
             submit_calls.append(calls)
             submit_ms.append(ms)
             assert res["status"] == "submitted" and res["total_marks"] == 200

@@ -42,7 +42,7 @@ def main() -> None:
     text = readme.read_text()
     for name, svc in load_all().items():
         block = f"<!-- routes:{name} -->\n{table(svc)}\n<!-- /routes:{name} -->"
-        text, n = re.subn(rf"<!-- routes:{name} -->.*?<!-- /routes:{name} -->", lambda _m: block, text, flags=re.S)
+        text, n = re.subn(rf"<!-- routes:{name} -->.*?<!-- /routes:{name} -->", lambda _m, block=block: block, text, flags=re.S)
         if n == 0:
             print(f"no routes block for {name} in README.md", file=sys.stderr)
     readme.write_text(text)

@@ -11,7 +11,8 @@ import pytest
 @pytest.fixture
 def eng(internships_app, monkeypatch):
     """The internship service, with a low scrypt cost and a known cron secret."""
-    from lambdakit import clock, settings as ks
+    from lambdakit import clock
+    from lambdakit import settings as ks
 
     monkeypatch.setenv("INTERNSHIPS_CRON_SECRET", "cron-test-secret")
     monkeypatch.setenv("INTERNSHIPS_SCRYPT_N", "1024")
@@ -63,9 +64,9 @@ def body(r):
 def seed_enrollment(user, *, domain_id="dom-web", domain_name="Web Development", status="active",
                     activated_at=None, duration=1, created_at=None):
     """An enrollment item in JOURNEY's documented shape (docs/internships-data-model.md)."""
+    from internships.settings import settings
     from lambdakit import clock, ids
     from lambdakit.ddb import Table
-    from internships.settings import settings
 
     eid = ids.sortable_id()
     now = created_at or clock.now_iso()
@@ -87,9 +88,9 @@ def seed_enrollment(user, *, domain_id="dom-web", domain_name="Web Development",
 
 
 def seed_milestone(enrollment, n, *, status="reviewed", reviewed_at=None, submitted_at=None, remarks="Good"):
+    from internships.settings import settings
     from lambdakit import clock
     from lambdakit.ddb import Table
-    from internships.settings import settings
 
     now = clock.now_iso()
     mid = f"{enrollment['id']}-{n:02d}"

@@ -22,8 +22,10 @@ def test_cron_routes_need_the_secret(eng, job):
 
 
 def test_cron_secret_from_secrets_manager(eng, monkeypatch):
-    import boto3
     import os
+
+    import boto3
+
     from lambdakit import settings as ks
 
     monkeypatch.delenv("INTERNSHIPS_CRON_SECRET")

@@ -38,7 +38,8 @@ def test_enqueue_rejects_unknown_template_and_bad_address(eng):
 
 def test_ses_failures_retry_with_backoff_then_fail(eng, monkeypatch):
     from internships.mail import outbox, repository, service
-    from lambdakit import clock, settings as ks
+    from lambdakit import clock
+    from lambdakit import settings as ks
 
     monkeypatch.setenv("INTERNSHIPS_EMAIL_PROVIDER", "ses")
     monkeypatch.setenv("INTERNSHIPS_EMAIL_MAX_ATTEMPTS", "3")

@@ -4,8 +4,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-import pytest
-
 from .helpers import make_coupon, make_domain, sign
 
 
@@ -14,7 +12,7 @@ def test_student_journey_end_to_end(internships_app, intern_users, intern_seed, 
     admin = intern_users.staff("admin")
     reviewer = intern_users.staff("reviewer")
     domain = make_domain(c, admin)
-    coupon = make_coupon(c, admin, code="WELCOME20", discount_value=20)
+    make_coupon(c, admin, code="WELCOME20", discount_value=20)
 
     # 1. register + login set cookies with the right flags
     reg = {"name": "Kavya Iyer", "email": "kavya@example.com", "password": "Str0ngpass", "phone": "+91 99000 11122",

@@ -73,7 +73,7 @@ def test_enrollment_errors_cancel_and_coupon_release(internships_app, intern_use
     c = internships_app.internships
     admin = intern_users.staff("admin")
     d = make_domain(c, admin)
-    cp = make_coupon(c, admin, code="ONCE", max_uses=1)
+    make_coupon(c, admin, code="ONCE", max_uses=1)
     s = intern_users.student()
     assert c.post("/api/enrollments/create", headers=s.headers, json={"domainId": d["id"], "duration": 4}
                   ).status == 400
@@ -98,8 +98,8 @@ def test_enrollment_errors_cancel_and_coupon_release(internships_app, intern_use
 
 
 def test_max_enrollments_per_student(internships_app, intern_users, intern_seed):
-    from lambdakit.ddb import Table
     from internships.settings import settings
+    from lambdakit.ddb import Table
 
     Table(settings().table_name).put({"pk": "SETTINGS", "sk": "SITE", "maxEnrollmentsPerStudent": 1})
     c = internships_app.internships
@@ -164,8 +164,8 @@ def test_approve_requires_reviews_unless_forced_and_cert_states(internships_app,
     cid = r.json()["certificateId"]
     pdf = c.get(f"/api/certificates/{cid}/download", headers=s.headers)
     assert pdf.status == 200 and pdf.body[:5] == b"%PDF-"
-    from lambdakit.ddb import Table
     from internships.settings import settings
+    from lambdakit.ddb import Table
 
     t = Table(settings().table_name)
     t.update(f"CERT#{cid}", "CERT", set={"expiry_at": "2001-01-01T00:00:00.000Z"})
