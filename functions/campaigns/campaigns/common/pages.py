@@ -82,3 +82,24 @@ def account_page(a: str, page: str | None, limit: str | None, cursor: str | None
     meta = page_meta(pr, total())
     meta["next_cursor"] = make_cursor(resume)
     return items, meta
+
+
+# ---------------------------------------------------------------- OpenAPI query models (r2-campaigns)
+from pydantic import BaseModel, Field  # noqa: E402
+
+
+class PageQuery(BaseModel):
+    """``page``/``limit`` (max 100) or the opaque ``cursor`` from ``data.pagination.next_cursor``."""
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+
+
+class CursorQuery(BaseModel):
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+
+
+class CursorPage(BaseModel):
+    limit: int
+    next_cursor: str | None = None

@@ -74,3 +74,27 @@ class TestResult(BaseModel):
     status_code: Optional[int]
     latency_ms: int
     error: Optional[str] = None
+
+
+class WebhookList(BaseModel):
+    webhooks: list[Webhook]
+
+
+class WebhookDeleted(BaseModel):
+    id: str
+    deleted: bool
+
+
+class DeliveryCursor(BaseModel):
+    limit: int
+    next_cursor: Optional[str] = None
+
+
+class DeliveryPage(BaseModel):
+    deliveries: list[Delivery]
+    pagination: DeliveryCursor
+
+
+class DeliveriesQuery(BaseModel):
+    limit: Optional[int] = Field(default=None, ge=1, le=100)
+    cursor: Optional[str] = None
