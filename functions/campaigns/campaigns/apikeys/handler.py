@@ -37,8 +37,8 @@ def get_key(key_id: str):
 
 
 @router.delete("/api-keys/<key_id>", middlewares=[require("settings:delete")], summary="Revoke an API key",
-               description="Effective on the next request.",
-               openapi_extensions=doc(response="campaigns.apikeys.models:KeyOut"))
+               description="Effective on the next request. A key cannot revoke itself (409).",
+               openapi_extensions=doc(response="campaigns.apikeys.models:KeyOut", errors=(409,)))
 def revoke_key(key_id: str):
     return ok(service.revoke_for(principal(router), key_id), "API key revoked")
 
