@@ -67,18 +67,13 @@ def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bo
     the list and status counters); True when it changed, so callers emit events once."""
     from ..contacts import service as contacts
 
-    before = get_contacts(account_id, [contact_id]).get(contact_id)
-    if not before or before.get("status") == status:
-        return False
-    try:
-        contacts.set_status(account_id, contact_id, status)
-    except Exception as exc:  # noqa: BLE001 - deleted in between
-        from lambdakit.errors import NotFound
+    from lambdakit.errors import NotFound
 
-        if isinstance(exc, NotFound):
-            return False
-        raise
-    return True
+    try:
+        _, changed = contacts.set_status(account_id, contact_id, status)
+    except NotFound:  # erased in between
+        return False
+    return changed
 
 
 def get_template(account_id: str, template_id: str) -> dict | None:
