@@ -155,9 +155,14 @@ class ImportResult(BaseModel):
 
 
 class ImportJobIn(BaseModel):
-    list_id: str | None = None
-    tags: Any = Field(default=None, description="Comma-separated string or array of tags")
-    update_existing: bool | str = False
+    """Body of ``POST /contacts/imports`` (validated: a wrong type is a 422, never a 500)."""
+    model_config = ConfigDict(extra="forbid")
+
+    list_id: str | None = Field(default=None, max_length=100)
+    tags: list[str] | str | None = Field(default=None, description="Comma-separated string or array of tags")
+    update_existing: bool | Literal["true", "false", "1", "0", "yes", "no", "on", "off", ""] = False
+
+    _tags = field_validator("tags")(classmethod(lambda cls, v: v if v is None or isinstance(v, str) else clean_tags(v)))
 
 
 class ImportJob(BaseModel):

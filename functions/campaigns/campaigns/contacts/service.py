@@ -27,7 +27,7 @@ from ..common.pages import key_of, make_cursor, parse_cursor, walk
 from ..lists import repository as lists_repo
 from ..settings import settings
 from . import repository as repo
-from .models import STATUSES, ContactIn, ContactOut, ContactPatch
+from .models import STATUSES, ContactIn, ContactOut, ContactPatch, ImportJobIn
 
 logger = logging.getLogger("campaigns.contacts")
 FIELDS = ("first_name", "last_name", "phone", "tags", "custom_fields", "lists", "status")
@@ -497,7 +497,8 @@ def import_file(a: str, form) -> dict:
 def create_import_job(a: str, body: dict) -> dict:
     from . import jobs
 
-    opts = _import_options(a, body.get("list_id"), body.get("tags"), body.get("update_existing", False))
+    req = parse_model(ImportJobIn, body)
+    opts = _import_options(a, req.list_id, req.tags, req.update_existing)
     job_id = ids.sortable_id().lower()
     s = settings()
     now = clock.now_iso()
