@@ -76,15 +76,13 @@ def api(rt) -> Api:
 
 
 class Receiver:
-    """Webhook receiver on 127.0.0.1. Each path has a script of status codes (then 200):
-    ``/ok`` always 200, ``/flaky`` 500 three times then 200, ``/dead`` always 500."""
-
-    SCRIPTS = {"/flaky": [500, 500, 500], "/dead": None}
+    """Webhook receiver on 127.0.0.1: ``/ok`` always answers 200, ``/flaky`` answers 500 to the
+    first 3 attempts of each event (by ``webhook-id``) then 200, ``/dead`` always 500."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.lock = threading.Lock()
-        self.scripts = {k: (list(v) if v else v) for k, v in self.SCRIPTS.items()}
+        self.flaky_seen: dict[str, int] = {}
         outer = self
 
         class H(BaseHTTPRequestHandler):
@@ -93,8 +91,13 @@ class Receiver:
                 with outer.lock:
                     outer.requests.append({"path": self.path, "body": body, "at": time.time(),
                                            "headers": {k.lower(): v for k, v in self.headers.items()}})
-                    script = outer.scripts.get(self.path, [])
-                    code = 500 if script is None else (script.pop(0) if script else 200)
+                    code = 200
+                    if self.path == "/dead":
+                        code = 500
+                    elif self.path == "/flaky":
+                        wid = self.headers.get("webhook-id", "")
+                        outer.flaky_seen[wid] = outer.flaky_seen.get(wid, 0) + 1
+                        code = 500 if outer.flaky_seen[wid] <= 3 else 200
                 self.send_response(code)
                 self.send_header("content-length", "2")
                 self.end_headers()
