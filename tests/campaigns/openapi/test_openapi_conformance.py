@@ -179,8 +179,9 @@ def test_every_route_conforms(campaigns_app, camp, document, pipe, receiver, lat
     w("POST", links["unsub"], 200)
     w("GET", "/unsubscribe/garbage", 404)
     # analytics
-    from lambdakit import clock
     import datetime as dt
+
+    from lambdakit import clock
     start, end = str((clock.now() - dt.timedelta(days=10)).date()), str((clock.now() + dt.timedelta(days=1)).date())
     w("GET", f"/campaigns/{cid}/analytics", 200)
     w("GET", f"/campaigns/{cid}/analytics", 200, query={"timeframe": "custom", "start_date": start, "end_date": end})

@@ -25,9 +25,9 @@ def test_set_status_reports_change_once(camp):
 def test_concurrent_unsubscribes_transition_and_emit_once(camp, monkeypatch):
     """Both callers read the contact active before either writes (the barrier makes the race
     certain); exactly one conditional write wins, the other sees the new state on retry."""
+    from campaigns import events
     from campaigns.contacts import repository as repo
     from campaigns.feedback import service as feedback
-    from campaigns import events
 
     cid, lid = _contact(camp)
     emitted: list[tuple] = []

@@ -17,21 +17,12 @@ import uuid
 
 import requests
 
+from tests.platform.test_local_runtime_e2e import wait_for
+
 EVENTS = ["campaign.created", "campaign.sent", "campaign.opened", "campaign.clicked", "contact.subscribed",
           "contact.unsubscribed", "email.bounced", "email.delivered"]
 SANDBOX = {"from_email": "news@example.com", "from_name": "News", "provider": {"provider": "sandbox"}}
 BROWSER = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15"
-
-
-def wait_for(fn, timeout: float = 30.0, every: float = 0.25):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(every)
-    raise AssertionError(f"timed out; last={last!r}")
 
 
 def data(r: requests.Response, status: int = 200):

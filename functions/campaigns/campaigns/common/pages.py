@@ -1,6 +1,8 @@
 """Page/cursor helpers shared by the audience list routes."""
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
 from lambdakit.ddb import decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import page_meta, page_request
@@ -85,9 +87,6 @@ def account_page(a: str, page: str | None, limit: str | None, cursor: str | None
 
 
 # ---------------------------------------------------------------- OpenAPI query models (r2-campaigns)
-from pydantic import BaseModel, Field  # noqa: E402
-
-
 class PageQuery(BaseModel):
     """``page``/``limit`` (max 100) or the opaque ``cursor`` from ``data.pagination.next_cursor``."""
     page: int | None = Field(default=None, ge=1)

@@ -65,9 +65,9 @@ def find_by_email(account_id: str, email: str) -> dict | None:
 def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bool:
     """Mark a contact ``unsubscribed`` or ``bounced`` through the contacts service (which keeps
     the list and status counters); True when it changed, so callers emit events once."""
-    from ..contacts import service as contacts
-
     from lambdakit.errors import NotFound
+
+    from ..contacts import service as contacts
 
     try:
         _, changed = contacts.set_status(account_id, contact_id, status)

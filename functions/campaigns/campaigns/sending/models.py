@@ -7,6 +7,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..common.pages import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
 
 MAX_TOTAL_BYTES = 10 * 1024 * 1024
@@ -153,11 +154,6 @@ class OutboxMessage(BaseModel):
     sent_at: Optional[str] = None
 
 
-class OutboxCursor(BaseModel):
-    limit: int
-    next_cursor: Optional[str] = None
-
-
 class OutboxPage(BaseModel):
     messages: list[OutboxMessage]
-    pagination: OutboxCursor
+    pagination: CursorPage

@@ -64,7 +64,7 @@ def test_webhook(id: str):
 
 @router.get("/webhooks/<id>/deliveries", middlewares=READ, summary="Delivery log, newest first",
             description="query: limit (1-100, default 20), cursor (from pagination.next_cursor)",
-            openapi_extensions=doc(query="campaigns.webhooks.models:DeliveriesQuery", response="campaigns.webhooks.models:DeliveryPage"))
+            openapi_extensions=doc(query="campaigns.common.pages:CursorQuery", response="campaigns.webhooks.models:DeliveryPage"))
 def list_deliveries(id: str):
     limit = int_query(router, "limit", 20, minimum=1, maximum=100)
     return ok(service.deliveries(_acct(), id, limit, query(router, "cursor")), "Deliveries retrieved")

@@ -5,6 +5,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..common.pages import CursorPage
 from .dispatch import EVENT_KINDS
 
 
@@ -85,16 +86,6 @@ class WebhookDeleted(BaseModel):
     deleted: bool
 
 
-class DeliveryCursor(BaseModel):
-    limit: int
-    next_cursor: Optional[str] = None
-
-
 class DeliveryPage(BaseModel):
     deliveries: list[Delivery]
-    pagination: DeliveryCursor
-
-
-class DeliveriesQuery(BaseModel):
-    limit: Optional[int] = Field(default=None, ge=1, le=100)
-    cursor: Optional[str] = None
+    pagination: CursorPage
