@@ -117,3 +117,14 @@ class KeyOut(BaseModel):
     created_at: str
     created_by: str | None = None
     revoked_at: str | None = None
+
+
+class KeyList(BaseModel):
+    api_keys: list[KeyOut]
+    total: int
+
+
+class KeyCreated(KeyOut):
+    """The record's fields, plus ``key`` (the secret, shown this once) and ``record``."""
+    key: str
+    record: KeyOut

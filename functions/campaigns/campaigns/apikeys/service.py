@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 
 from lambdakit import clock, ids
-from lambdakit.errors import ApiError, NotFound, ValidationFailed
+from lambdakit.errors import ApiError, Conflict, NotFound, ValidationFailed
 from lambdakit.http import parse_model
 from lambdakit.security import random_token, sha256_hex
 
@@ -169,6 +169,11 @@ def revoke_for(caller: Principal, key_id: str) -> dict:
         raise NotFound("API key not found")
     if rec.get("status") != "active":
         return public(rec)  # revoking twice is a no-op
+    if key_id == caller.key_id:
+        # Guard against lock-out (e.g. the account's only Admin key, or a client that picked the
+        # wrong id): a key is revoked by another key holding settings:write.
+        raise Conflict("A key cannot revoke itself; revoke it with another Admin key",
+                       details={"key_id": key_id})
     if not _may_manage(caller, rec.get("scopes") or []):
         raise _denied("A key cannot revoke a key with scopes it does not hold itself")
     now = clock.now_iso()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, json_object, parse_model, query
+from lambdakit.openapi import doc
 
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
@@ -20,24 +21,29 @@ def _acct() -> str:
 
 
 @router.get("/campaigns", middlewares=READ, summary="List campaigns",
-            description="query: page (default 1), limit (default 20, max 100), status, search (name)")
+            description="query: page (default 1), limit (default 20, max 100), status, search (name)",
+            openapi_extensions=doc(query="campaigns.campaign.models:CampaignsQuery", response="campaigns.campaign.models:CampaignSummary", list_key="campaigns",
+                                   paginated=True))
 def list_campaigns():
     return ok(service.list_campaigns(_acct(), query(router, "page"), query(router, "limit"), query(router, "status"),
                                      query(router, "search")), "Campaigns retrieved")
 
 
-@router.post("/campaigns", middlewares=WRITE, summary="Create a draft campaign")
+@router.post("/campaigns", middlewares=WRITE, summary="Create a draft campaign",
+             openapi_extensions=doc(body="campaigns.campaign.models:CampaignCreate", response="campaigns.campaign.models:CampaignCreated", status=201))
 def create_campaign():
     body = parse_model(CampaignCreate, json_object(router))
     return ok(service.create(_acct(), body), "Campaign created", status=201)
 
 
-@router.get("/campaigns/<id>", middlewares=READ, summary="Campaign with stats and rates")
+@router.get("/campaigns/<id>", middlewares=READ, summary="Campaign with stats and rates",
+            openapi_extensions=doc(response="campaigns.campaign.models:CampaignOut"))
 def get_campaign(id: str):
     return ok(service.view(_acct(), id), "Campaign retrieved")
 
 
-@router.put("/campaigns/<id>", middlewares=WRITE, summary="Update a draft or scheduled campaign (partial)")
+@router.put("/campaigns/<id>", middlewares=WRITE, summary="Update a draft or scheduled campaign (partial)",
+            openapi_extensions=doc(body="campaigns.campaign.models:CampaignBody", response="campaigns.campaign.models:CampaignOut", errors=(409,)))
 def update_campaign(id: str):
     body = parse_model(CampaignBody, json_object(router))
     return ok(service.update(_acct(), id, body), "Campaign updated")
@@ -45,7 +51,8 @@ def update_campaign(id: str):
 
 @router.post("/campaigns/<id>/send", middlewares=WRITE, summary="Schedule the campaign, or send a test",
              description="{confirm: true} moves a draft to scheduled (422 without it). {send_test: true, "
-                         "test_emails: [...]} sends only to those addresses; status unchanged. Honours Idempotency-Key.")
+                         "test_emails: [...]} sends only to those addresses; status unchanged. Honours Idempotency-Key.",
+             openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.models:SendResult", errors=(409,)))
 def send_campaign(id: str):
     raw = json_object(router, required=False)
     parse_model(SendRequest, raw)
@@ -54,7 +61,8 @@ def send_campaign(id: str):
     return ok(res, "Test email sent" if res.get("test") else "Campaign scheduled")
 
 
-@router.post("/campaigns/<id>/cancel", middlewares=WRITE, summary="Cancel a draft, scheduled or sending campaign")
+@router.post("/campaigns/<id>/cancel", middlewares=WRITE, summary="Cancel a draft, scheduled or sending campaign",
+             openapi_extensions=doc(response="campaigns.campaign.models:Cancelled", errors=(409,)))
 def cancel_campaign(id: str):
     return ok(service.cancel(_acct(), id), "Campaign cancelled")
 

@@ -118,3 +118,88 @@ class SendRequest(BaseModel):
         if self.send_test and not self.test_emails:
             raise ValueError("test_emails is required when send_test is true")
         return self
+
+
+# ---------------------------------------------------------------- documentation models (OpenAPI)
+class CampaignsQuery(BaseModel):
+    page: Optional[int] = Field(default=None, ge=1)
+    limit: Optional[int] = Field(default=None, ge=1, le=100)
+    status: Optional[Literal["draft", "scheduled", "sending", "sent", "cancelled"]] = None
+    search: Optional[str] = None
+
+
+class Stats(BaseModel):
+    """Counters; the detail view adds ``open_rate``, ``click_rate``, ``bounce_rate`` and totals."""
+    model_config = ConfigDict(extra="allow")
+    sent: int
+    delivered: int
+    opened: int
+    clicked: int
+    bounced: int
+    unsubscribed: int
+    open_rate: Optional[float] = None
+    click_rate: Optional[float] = None
+    bounce_rate: Optional[float] = None
+
+
+class CampaignCreated(BaseModel):
+    id: str
+    name: str
+    status: str
+    created_at: str
+
+
+class CampaignSummary(BaseModel):
+    id: str
+    name: Optional[str] = None
+    status: Optional[str] = None
+    subject: Optional[str] = None
+    sent_at: Optional[str] = None
+    stats: Stats
+    created_at: Optional[str] = None
+
+
+class CampaignOut(BaseModel):
+    """The stored campaign (the request fields) plus lifecycle fields, stats and rates;
+    ``progress`` while and after sending, ``ab_result`` for A/B tests."""
+    model_config = ConfigDict(extra="allow")
+    id: str
+    name: str
+    status: str
+    subject: Optional[str] = None
+    content: Optional[str] = None
+    template_id: Optional[str] = None
+    audience: Optional[dict] = None
+    schedule: Optional[dict] = None
+    tracking: Optional[dict] = None
+    settings: Optional[dict] = None
+    ab_test: Optional[dict] = None
+    scheduled_for: Optional[str] = None
+    estimated_recipients: Optional[int] = None
+    sent_at: Optional[str] = None
+    cancelled_at: Optional[str] = None
+    created_at: str
+    updated_at: Optional[str] = None
+    stats: Stats
+
+
+class SendResult(BaseModel):
+    """Scheduling: ``status`` scheduled, ``scheduled_for``, ``estimated_recipients``. Test send
+    (``test: true``): the unchanged status, ``test_emails``, ``sent_at`` and per-address ``results``."""
+    model_config = ConfigDict(extra="allow")
+    campaign_id: str
+    status: str
+    scheduled_for: Optional[str] = None
+    estimated_recipients: Optional[int] = None
+    test: Optional[bool] = None
+    test_emails: Optional[list[str]] = None
+    sent_at: Optional[str] = None
+    results: Optional[list[dict]] = None
+
+
+class Cancelled(BaseModel):
+    campaign_id: str
+    status: str
+    cancelled_at: str
+    previous_status: str
+    stats: Stats

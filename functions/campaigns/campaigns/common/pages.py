@@ -1,6 +1,8 @@
 """Page/cursor helpers shared by the audience list routes."""
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
 from lambdakit.ddb import decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import page_meta, page_request
@@ -82,3 +84,21 @@ def account_page(a: str, page: str | None, limit: str | None, cursor: str | None
     meta = page_meta(pr, total())
     meta["next_cursor"] = make_cursor(resume)
     return items, meta
+
+
+# ---------------------------------------------------------------- OpenAPI query models (r2-campaigns)
+class PageQuery(BaseModel):
+    """``page``/``limit`` (max 100) or the opaque ``cursor`` from ``data.pagination.next_cursor``."""
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+
+
+class CursorQuery(BaseModel):
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+
+
+class CursorPage(BaseModel):
+    limit: int
+    next_cursor: str | None = None

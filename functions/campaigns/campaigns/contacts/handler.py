@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit import multipart
 from lambdakit.errors import ApiError
 from lambdakit.http import header, json_object, query, raw_body
+from lambdakit.openapi import doc
 
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
@@ -22,7 +23,9 @@ def _acct() -> str:
 
 @router.get("/contacts", middlewares=[require("contacts:read")], summary="List contacts",
             description="Filters list_id, tag, status, search (case-insensitive prefix of email or name) combine. "
-                        "page/limit (max 100) or the opaque cursor from data.pagination.next_cursor.")
+                        "page/limit (max 100) or the opaque cursor from data.pagination.next_cursor.",
+            openapi_extensions=doc(query="campaigns.contacts.models:ContactsQuery", response="campaigns.contacts.models:ContactOut", list_key="contacts",
+                                   paginated=True))
 def list_contacts():
     q = lambda n: query(router, n)  # noqa: E731
     data = service.list_contacts(_acct(), page=q("page"), limit=q("limit"), cursor=q("cursor"),
@@ -31,14 +34,18 @@ def list_contacts():
 
 
 @router.post("/contacts", middlewares=[require("contacts:write")], summary="Create a contact",
-             description="409 CONFLICT with details.email when the email exists (case-insensitive).")
+             description="409 CONFLICT with details.email when the email exists (case-insensitive).",
+             openapi_extensions=doc(body="campaigns.contacts.models:ContactIn", response="campaigns.contacts.models:ContactOut", status=201, errors=(409,)))
 def create_contact():
     return ok(service.create(_acct(), json_object(router)), "Contact created", status=201)
 
 
 @router.get("/contacts/export", middlewares=[require("contacts:read")], summary="Export contacts",
             description="format csv|json, list_id, fields (comma-separated), status. Big exports answer with a "
-                        "presigned download URL instead of the file.")
+                        "presigned download URL instead of the file: format=csv answers text/csv, format=json an "
+                        "application/json array of contacts, and an export over the inline limit answers the "
+                        "envelope with data {url, format, count, bytes, filename, expires_in}.",
+            openapi_extensions=doc(query="campaigns.contacts.models:ExportQuery", content_type="text/csv"))
 def export_contacts():
     r = service.export(_acct(), fmt=query(router, "format"), list_id=query(router, "list_id"),
                        fields=query(router, "fields"), status=query(router, "status"))
@@ -52,7 +59,10 @@ def export_contacts():
 
 @router.post("/contacts/import", middlewares=[require("contacts:write")], summary="Import contacts from CSV",
              description="multipart/form-data: file, list_id, tags (comma-separated), update_existing. "
-                         "data: imported, updated, skipped, errors[{line, error}].")
+                         "data: imported, updated, skipped, errors[{line, error}].",
+             openapi_extensions=doc(response="campaigns.contacts.models:ImportResult", errors=(413,),
+                                    form={"file": "file", "list_id": "string", "tags": "string",
+                                          "update_existing": "string"}))
 def import_contacts():
     max_bytes = settings().import_max_bytes
     try:
@@ -68,30 +78,35 @@ def import_contacts():
 
 @router.post("/contacts/imports", middlewares=[require("contacts:write")], summary="Start an asynchronous import",
              description="JSON {list_id, tags, update_existing}; returns job_id and a presigned S3 upload (POST "
-                         "form) for the CSV. The upload starts the job.")
+                         "form) for the CSV. The upload starts the job.",
+             openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():
     job = service.create_import_job(_acct(), json_object(router, required=False))
     return ok(job, "Upload the CSV to the presigned URL to start the import", status=202)
 
 
 @router.get("/contacts/imports/<job_id>", middlewares=[require("contacts:read")], summary="Import job status",
-            description="status, processed/total, imported, updated, skipped, errors.")
+            description="status, processed/total, imported, updated, skipped, errors.",
+            openapi_extensions=doc(response="campaigns.contacts.models:ImportJob"))
 def get_import(job_id: str):
     return ok(service.get_import_job(_acct(), job_id), "Import job retrieved")
 
 
-@router.get("/contacts/<id>", middlewares=[require("contacts:read")], summary="Get a contact")
+@router.get("/contacts/<id>", middlewares=[require("contacts:read")], summary="Get a contact",
+            openapi_extensions=doc(response="campaigns.contacts.models:ContactOut"))
 def get_contact(id: str):
     return ok(service.get(_acct(), id), "Contact retrieved")
 
 
-@router.put("/contacts/<id>", middlewares=[require("contacts:write")], summary="Update a contact (partial)")
+@router.put("/contacts/<id>", middlewares=[require("contacts:write")], summary="Update a contact (partial)",
+            openapi_extensions=doc(body="campaigns.contacts.models:ContactPatch", response="campaigns.contacts.models:ContactOut", errors=(409,)))
 def update_contact(id: str):
     return ok(service.update(_acct(), id, json_object(router)), "Contact updated")
 
 
 @router.delete("/contacts/<id>", middlewares=[require("contacts:delete")], summary="Erase a contact",
-               description="Data-protection erasure of the contact and every record holding its personal data.")
+               description="Data-protection erasure of the contact and every record holding its personal data.",
+               openapi_extensions=doc(response="campaigns.contacts.models:ContactDeleted"))
 def delete_contact(id: str):
     return ok(service.delete(_acct(), id), "Contact erased")
 

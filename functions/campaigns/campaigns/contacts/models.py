@@ -117,3 +117,89 @@ class ContactOut(BaseModel):
     status: str
     created_at: str
     updated_at: str
+
+
+# ---------------------------------------------------------------- documentation models (OpenAPI)
+class ContactsQuery(BaseModel):
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+    list_id: str | None = None
+    tag: str | None = None
+    status: Literal["active", "unsubscribed", "bounced"] | None = None
+    search: str | None = None
+
+
+class ExportQuery(BaseModel):
+    format: Literal["csv", "json"] | None = None
+    list_id: str | None = None
+    fields: str | None = Field(default=None, description="Comma-separated column names")
+    status: Literal["active", "unsubscribed", "bounced"] | None = None
+
+
+class ContactDeleted(BaseModel):
+    id: str
+    deleted: bool
+
+
+class ImportError_(BaseModel):
+    line: int
+    error: str
+
+
+class ImportResult(BaseModel):
+    imported: int
+    updated: int
+    skipped: int
+    errors: list[ImportError_]
+
+
+class ImportJobIn(BaseModel):
+    """Body of ``POST /contacts/imports`` (validated: a wrong type is a 422, never a 500)."""
+    model_config = ConfigDict(extra="forbid")
+
+    list_id: str | None = Field(default=None, max_length=100)
+    tags: list[str] | str | None = Field(default=None, description="Comma-separated string or array of tags")
+    update_existing: bool | Literal["true", "false", "1", "0", "yes", "no", "on", "off", ""] = False
+
+    _tags = field_validator("tags")(classmethod(lambda cls, v: v if v is None or isinstance(v, str) else clean_tags(v)))
+
+
+class ImportJob(BaseModel):
+    job_id: str
+    status: str
+    processed: int
+    total: int | None = None
+    progress: float
+    imported: int
+    updated: int
+    skipped: int
+    errors: list[ImportError_]
+    list_id: str | None = None
+    tags: list[str]
+    update_existing: bool
+    created_at: str
+    started_at: str | None = None
+    finished_at: str | None = None
+    failure: str | None = None
+
+
+class UploadForm(BaseModel):
+    method: str
+    url: str
+    fields: dict[str, str]
+    max_bytes: int
+    expires_in: int
+
+
+class ImportJobStarted(ImportJob):
+    upload: UploadForm
+
+
+class ExportLink(BaseModel):
+    url: str
+    format: str
+    count: int
+    bytes: int
+    filename: str
+    expires_in: int

@@ -7,8 +7,9 @@ For the sending slice (all take the account id; all are tenant-safe):
 - ``list_members_page(a, list_id, cursor=None, page_size=100, status="active")`` →
   ``(contacts, next_cursor)``: the list's members in pages, for fan-out;
 - ``active_count(a, list_id) -> int``: active members (estimated recipients), from counters;
-- ``set_status(a, contact_id, status) -> dict``: mark a contact ``unsubscribed``/``bounced``
-  (or ``active``) with every counter kept right; idempotent.
+- ``set_status(a, contact_id, status) -> (contact, changed)``: mark a contact
+  ``unsubscribed``/``bounced`` (or ``active``) with every counter kept right; idempotent;
+  ``changed`` is True for exactly one of concurrent callers.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ..common.pages import key_of, make_cursor, parse_cursor, walk
 from ..lists import repository as lists_repo
 from ..settings import settings
 from . import repository as repo
-from .models import STATUSES, ContactIn, ContactOut, ContactPatch
+from .models import STATUSES, ContactIn, ContactOut, ContactPatch, ImportJobIn
 
 logger = logging.getLogger("campaigns.contacts")
 FIELDS = ("first_name", "last_name", "phone", "tags", "custom_fields", "lists", "status")
@@ -140,8 +141,12 @@ def update(a: str, cid: str, body: dict) -> dict:
     return public(result["new"])
 
 
-def set_status(a: str, cid: str, status: str) -> dict:
-    """Mark a contact active/unsubscribed/bounced; counters follow. No-op when unchanged."""
+def set_status(a: str, cid: str, status: str) -> tuple[dict, bool]:
+    """Mark a contact active/unsubscribed/bounced; counters follow. No-op when unchanged.
+
+    Returns ``(contact, changed)``: ``changed`` is True only for the one call whose conditional
+    write made the transition, so concurrent callers (two unsubscribe clicks, a complaint and
+    a click) can emit ``contact.unsubscribed`` exactly once."""
     if status not in STATUSES:
         raise ValueError(status)
     out: dict = {}
@@ -151,14 +156,14 @@ def set_status(a: str, cid: str, status: str) -> dict:
         if old is None:
             raise NotFound("Contact not found")
         if old["status"] == status:
-            out["c"] = old
+            out["c"], out["changed"] = old, False
             return
         new = {**old, "status": status, "updated_at": clock.now_iso(), "version": int(old["version"]) + 1}
-        _apply(a, old, new)
-        out["c"] = new
+        _apply(a, old, new)  # conditional on the version read: a concurrent change retries
+        out["c"], out["changed"] = new, True
 
     _retrying(attempt)
-    return public(out["c"])
+    return public(out["c"]), out["changed"]
 
 
 def delete(a: str, cid: str) -> dict:
@@ -202,7 +207,7 @@ def active_count(a: str, list_id: str) -> int:
     return int((item or {}).get("active", 0))
 
 
-def detach_list(a: str, list_id: str, *, budget_items: int = 200) -> bool:
+def detach_list(a: str, list_id: str, *, budget_items: int = 25) -> bool:
     """Remove a deleted list from its members; returns True when work remains (queued)."""
     cursor = None
     done = 0
@@ -492,7 +497,8 @@ def import_file(a: str, form) -> dict:
 def create_import_job(a: str, body: dict) -> dict:
     from . import jobs
 
-    opts = _import_options(a, body.get("list_id"), body.get("tags"), body.get("update_existing", False))
+    req = parse_model(ImportJobIn, body)
+    opts = _import_options(a, req.list_id, req.tags, req.update_existing)
     job_id = ids.sortable_id().lower()
     s = settings()
     now = clock.now_iso()

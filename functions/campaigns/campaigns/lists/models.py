@@ -48,3 +48,9 @@ class ListOut(BaseModel):
     active_count: int
     created_at: str
     updated_at: str
+
+
+class ListDeleted(BaseModel):
+    id: str
+    deleted: bool
+    detach_pending: bool

@@ -65,20 +65,15 @@ def find_by_email(account_id: str, email: str) -> dict | None:
 def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bool:
     """Mark a contact ``unsubscribed`` or ``bounced`` through the contacts service (which keeps
     the list and status counters); True when it changed, so callers emit events once."""
+    from lambdakit.errors import NotFound
+
     from ..contacts import service as contacts
 
-    before = get_contacts(account_id, [contact_id]).get(contact_id)
-    if not before or before.get("status") == status:
-        return False
     try:
-        contacts.set_status(account_id, contact_id, status)
-    except Exception as exc:  # noqa: BLE001 - deleted in between
-        from lambdakit.errors import NotFound
-
-        if isinstance(exc, NotFound):
-            return False
-        raise
-    return True
+        _, changed = contacts.set_status(account_id, contact_id, status)
+    except NotFound:  # erased in between
+        return False
+    return changed
 
 
 def get_template(account_id: str, template_id: str) -> dict | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, int_query, json_object, parse_model, query
+from lambdakit.openapi import doc
 
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
@@ -21,7 +22,8 @@ def _acct() -> str:
 @router.post("/email/send", middlewares=SEND, summary="Send one email now",
              description="Outbound shape (to, cc, bcc, subject, html, text, template_id, variables, base64 "
                          "attachments with type, tracking, metadata) plus provider {provider: sandbox|ses, "
-                         "from_email, from_name}. Honours Idempotency-Key for 24 h.")
+                         "from_email, from_name}. Honours Idempotency-Key for 24 h.",
+             openapi_extensions=doc(body="campaigns.sending.models:SendEmail", response="campaigns.sending.models:SendOut", errors=(409,)))
 def send_email():
     raw = json_object(router)
     parse_model(SendEmail, raw)  # validate before taking the idempotency key
@@ -33,7 +35,8 @@ def send_email():
 
 @router.post("/email/bulk", middlewares=SEND, summary="Queue a bulk send",
              description="recipients [{to, variables}], subject/html/text or template_id, send_in_parallel, "
-                         "batch_size (1-1000, default 100). 202 with bulk_id, total, queued.")
+                         "batch_size (1-1000, default 100). 202 with bulk_id, total, queued.",
+             openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,)))
 def send_bulk():
     raw = json_object(router)
     parse_model(BulkSend, raw)
@@ -42,13 +45,15 @@ def send_bulk():
     return ok(res["data"], "Bulk send queued", status=res["status"])
 
 
-@router.get("/email/bulk/<bulk_id>", middlewares=SEND, summary="Progress of a bulk send")
+@router.get("/email/bulk/<bulk_id>", middlewares=SEND, summary="Progress of a bulk send",
+            openapi_extensions=doc(response="campaigns.sending.models:BulkProgress"))
 def bulk_status(bulk_id: str):
     return ok(service.bulk_status(_acct(), bulk_id), "Bulk send status")
 
 
 @router.get("/email/outbox", middlewares=SEND, summary="Messages recorded by the sandbox provider, newest first",
-            description="query: to, campaign_id, bulk_id, limit (1-100, default 20), cursor")
+            description="query: to, campaign_id, bulk_id, limit (1-100, default 20), cursor",
+            openapi_extensions=doc(query="campaigns.sending.models:OutboxQuery", response="campaigns.sending.models:OutboxPage"))
 def outbox():
     limit = int_query(router, "limit", 20, minimum=1, maximum=100)
     return ok(service.outbox(_acct(), to=query(router, "to"), campaign_id=query(router, "campaign_id"),

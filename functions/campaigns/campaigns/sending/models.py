@@ -7,6 +7,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..common.pages import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
 
 MAX_TOTAL_BYTES = 10 * 1024 * 1024
@@ -87,3 +88,72 @@ class BulkSend(_Content):
     recipients: list[BulkRecipient] = Field(min_length=1, max_length=10_000)
     send_in_parallel: bool = True
     batch_size: int = Field(default=100, ge=1, le=1000)
+
+
+# ---------------------------------------------------------------- documentation models (OpenAPI)
+class SendOut(BaseModel):
+    message_id: Optional[str] = None
+    status: str
+    provider: str
+    to: str
+
+
+class BulkQueued(BaseModel):
+    bulk_id: str
+    total: int
+    queued: int
+    batches: int
+    status: str
+
+
+class BulkProgress(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    bulk_id: str
+    status: str
+    total: int
+    queued: int
+    processed: int
+    sent: int
+    delivered: int
+    bounced: int
+    failed: int
+    suppressed: int
+    batches_total: int
+    batches_done: int
+    progress: float
+    provider: Optional[str] = None
+    created_at: str
+    completed_at: Optional[str] = None
+
+
+class OutboxQuery(BaseModel):
+    to: Optional[str] = None
+    campaign_id: Optional[str] = None
+    bulk_id: Optional[str] = None
+    limit: Optional[int] = Field(default=None, ge=1, le=100)
+    cursor: Optional[str] = None
+
+
+class OutboxMessage(BaseModel):
+    id: str
+    to: str
+    cc: Optional[list[str]] = None
+    bcc: Optional[list[str]] = None
+    from_: Optional[str] = Field(default=None, alias="from")
+    reply_to: Optional[str] = None
+    subject: Optional[str] = None
+    html: Optional[str] = None
+    text: Optional[str] = None
+    headers: Optional[dict[str, str]] = None
+    provider: Optional[str] = None
+    campaign_id: Optional[str] = None
+    bulk_id: Optional[str] = None
+    attachments: Optional[list[dict]] = None
+    metadata: Optional[dict] = None
+    simulated: Optional[str] = None
+    sent_at: Optional[str] = None
+
+
+class OutboxPage(BaseModel):
+    messages: list[OutboxMessage]
+    pagination: CursorPage

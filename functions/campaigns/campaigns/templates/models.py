@@ -70,3 +70,15 @@ class TemplateOut(BaseModel):
     preview_url: str | None = None
     created_at: str
     updated_at: str
+
+
+class Preview(BaseModel):
+    subject: str
+    html: str
+    text: str
+    missing_variables: list[str]
+
+
+class TemplateDeleted(BaseModel):
+    id: str
+    deleted: bool

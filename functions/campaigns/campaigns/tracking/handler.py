@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import NotFound
 from lambdakit.http import client_ip, header
+from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry, logger
 from . import service, tokens
@@ -27,7 +28,8 @@ def _req() -> service.RequestInfo:
 
 
 @router.get("/t/o/<token>", summary="Open-tracking pixel (public)",
-            description="Always answers a 1x1 GIF; only a validly signed token is recorded.")
+            description="Always answers a 1x1 GIF; only a validly signed token is recorded.",
+            openapi_extensions=doc(content_type="image/gif", public=True))
 def open_pixel(token: str):
     payload = tokens.read(token, "o")
     if payload:
@@ -39,7 +41,8 @@ def open_pixel(token: str):
 
 
 @router.get("/t/c/<token>", summary="Click redirect (public)",
-            description="302 to the signed target URL; an unsigned or altered token is 404 (no open redirect).")
+            description="302 to the signed target URL; an unsigned or altered token is 404 (no open redirect).",
+            openapi_extensions=doc(redirect=True, public=True))
 def click(token: str):
     payload = tokens.read(token, "c")
     target = (payload or {}).get("u") or ""
@@ -68,13 +71,17 @@ def _unsubscribe(token: str, source: str) -> Response:
 
 
 @router.get("/unsubscribe/<token>", summary="Unsubscribe link (public)",
-            description="Marks the contact unsubscribed and shows a confirmation page.")
+            description="Marks the contact unsubscribed and shows a confirmation page (HTML; 404 page for an invalid "
+                        "link).",
+            openapi_extensions=doc(content_type="text/html", public=True))
 def unsubscribe_get(token: str):
     return _unsubscribe(token, "link")
 
 
 @router.post("/unsubscribe/<token>", summary="RFC 8058 one-click unsubscribe (public)",
-             description="Target of List-Unsubscribe-Post: List-Unsubscribe=One-Click.")
+             description="Target of List-Unsubscribe-Post: List-Unsubscribe=One-Click (HTML answer; 404 page for an "
+                         "invalid link).",
+             openapi_extensions=doc(content_type="text/html", public=True))
 def unsubscribe_post(token: str):
     return _unsubscribe(token, "one_click")
 

@@ -25,6 +25,19 @@ def body_of(kind: str, data: dict, timestamp: str) -> str:
                       ensure_ascii=False, default=str)
 
 
+PERSON_FIELDS = ("contact_email", "email", "recipient", "recipient_email", "to")
+
+
+def person_of(data: dict) -> str | None:
+    """The (lower-cased) email of the person an event's data is about, if any: deliveries carrying
+    it are indexed by person so the contact's erasure can find and redact them."""
+    for k in PERSON_FIELDS:
+        v = data.get(k)
+        if isinstance(v, str) and "@" in v:
+            return v.strip().lower()
+    return None
+
+
 def new_delivery(account_id: str, webhook: dict, kind: str, body: str, *, delivery_id: str | None = None) -> dict:
     now = clock.now_iso()
     return {"id": delivery_id or ids.sortable_id().lower(), "account_id": account_id, "webhook_id": webhook["id"],
@@ -47,10 +60,11 @@ def emit_many(account_id: str, events: list[tuple[str, dict, str | None]]) -> in
             continue
         ts = clock.now_iso()
         body = body_of(kind, data, ts)
+        person = person_of(data)
         for w in subs:
             did = sha256_hex(f"{key}|{w['id']}")[:26] if key else None
             d = new_delivery(account_id, w, kind, body, delivery_id=did)
-            created, existing = repo.create_delivery(d)
+            created, existing = repo.create_delivery(d, person=person)
             if created or (existing and existing.get("status") == "pending" and not existing.get("attempts")):
                 queue.append({"account_id": account_id, "webhook_id": w["id"], "delivery_id": d["id"]})
     repo.enqueue(queue)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import int_query, json_object, parse_model, query
+from lambdakit.openapi import doc
 
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
@@ -18,51 +19,59 @@ def _acct() -> str:
     return principal(router).account_id
 
 
-@router.get("/webhooks", middlewares=READ, summary="List webhooks")
+@router.get("/webhooks", middlewares=READ, summary="List webhooks",
+            openapi_extensions=doc(response="campaigns.webhooks.models:WebhookList"))
 def list_webhooks():
     return ok({"webhooks": service.list_all(_acct())}, "Webhooks retrieved")
 
 
 @router.post("/webhooks", middlewares=WRITE, summary="Create a webhook",
              description="url must be https (http and private addresses are allowed only under Stage=local); "
-                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted.")
+                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted.",
+             openapi_extensions=doc(body="campaigns.webhooks.models:WebhookCreate", response="campaigns.webhooks.models:Webhook", status=201, errors=(409,)))
 def create_webhook():
     body = parse_model(WebhookCreate, json_object(router))
     return ok(service.create(_acct(), body), "Webhook created", status=201)
 
 
-@router.get("/webhooks/<id>", middlewares=READ, summary="Get a webhook")
+@router.get("/webhooks/<id>", middlewares=READ, summary="Get a webhook",
+            openapi_extensions=doc(response="campaigns.webhooks.models:Webhook"))
 def get_webhook(id: str):
     return ok(service.view(_acct(), id), "Webhook retrieved")
 
 
-@router.put("/webhooks/<id>", middlewares=WRITE, summary="Update a webhook (partial)")
+@router.put("/webhooks/<id>", middlewares=WRITE, summary="Update a webhook (partial)",
+            openapi_extensions=doc(body="campaigns.webhooks.models:WebhookUpdate", response="campaigns.webhooks.models:Webhook"))
 def update_webhook(id: str):
     body = parse_model(WebhookUpdate, json_object(router))
     return ok(service.update(_acct(), id, body), "Webhook updated")
 
 
-@router.delete("/webhooks/<id>", middlewares=[require("webhooks:delete")], summary="Delete a webhook")
+@router.delete("/webhooks/<id>", middlewares=[require("webhooks:delete")], summary="Delete a webhook",
+               openapi_extensions=doc(response="campaigns.webhooks.models:WebhookDeleted"))
 def delete_webhook(id: str):
     service.delete(_acct(), id)
     return ok({"id": id, "deleted": True}, "Webhook deleted")
 
 
 @router.post("/webhooks/<id>/test", middlewares=WRITE, summary="Send a signed test event now",
-             description="POSTs event webhook.test synchronously and returns the receiver's status code and latency.")
+             description="POSTs event webhook.test synchronously and returns the receiver's status code and latency.",
+             openapi_extensions=doc(response="campaigns.webhooks.models:TestResult"))
 def test_webhook(id: str):
     res = service.send_test(_acct(), id)
     return ok(res, "Test delivery succeeded" if res["success"] else "Test delivery failed")
 
 
 @router.get("/webhooks/<id>/deliveries", middlewares=READ, summary="Delivery log, newest first",
-            description="query: limit (1-100, default 20), cursor (from pagination.next_cursor)")
+            description="query: limit (1-100, default 20), cursor (from pagination.next_cursor)",
+            openapi_extensions=doc(query="campaigns.common.pages:CursorQuery", response="campaigns.webhooks.models:DeliveryPage"))
 def list_deliveries(id: str):
     limit = int_query(router, "limit", 20, minimum=1, maximum=100)
     return ok(service.deliveries(_acct(), id, limit, query(router, "cursor")), "Deliveries retrieved")
 
 
-@router.post("/webhooks/<id>/deliveries/<delivery_id>/retry", middlewares=WRITE, summary="Redeliver one delivery")
+@router.post("/webhooks/<id>/deliveries/<delivery_id>/retry", middlewares=WRITE, summary="Redeliver one delivery",
+             openapi_extensions=doc(response="campaigns.webhooks.models:Delivery", status=202, errors=(409,)))
 def retry_delivery(id: str, delivery_id: str):
     return ok(service.retry(_acct(), id, delivery_id), "Delivery queued", status=202)
 

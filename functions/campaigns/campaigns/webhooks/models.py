@@ -5,6 +5,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..common.pages import CursorPage
 from .dispatch import EVENT_KINDS
 
 
@@ -74,3 +75,17 @@ class TestResult(BaseModel):
     status_code: Optional[int]
     latency_ms: int
     error: Optional[str] = None
+
+
+class WebhookList(BaseModel):
+    webhooks: list[Webhook]
+
+
+class WebhookDeleted(BaseModel):
+    id: str
+    deleted: bool
+
+
+class DeliveryPage(BaseModel):
+    deliveries: list[Delivery]
+    pagination: CursorPage

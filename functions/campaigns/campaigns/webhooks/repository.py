@@ -3,7 +3,9 @@
 - ``ACCT#{a}`` / ``WH#{id}``  webhook (name, url, events, secret, enabled)
 - ``WH#{id}`` / ``D#{delivery_id}``  one delivery of one event to one webhook; gsi1
   (``WH#{id}#D`` / ``{created_at}#{delivery_id}``) lists them newest first. The item keeps the
-  exact body bytes, so every retry sends (and signs) the same body.
+  exact body bytes, so every retry sends (and signs) the same body. A delivery whose event is about
+  a person is also on gsi2 (``ACCT#{a}#WHPERSON#{sha256(email)}`` / ``{webhook_id}#{delivery_id}``)
+  so the contact's erasure finds its bodies with a key query and redacts them.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import json
 from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, NotFound, ValidationFailed
+from lambdakit.security import sha256_hex
 
 from ..settings import settings
 
@@ -55,11 +58,18 @@ def delete_webhook(account_id: str, webhook_id: str) -> None:
 
 
 # ---------------------------------------------------------------- deliveries
-def create_delivery(d: dict) -> tuple[bool, dict | None]:
-    """Insert a delivery; ``(False, existing)`` when this (event, webhook) already has one."""
+def _person_pk(account_id: str, email_l: str) -> str:
+    return f"ACCT#{account_id}#WHPERSON#{sha256_hex(email_l)}"
+
+
+def create_delivery(d: dict, *, person: str | None = None) -> tuple[bool, dict | None]:
+    """Insert a delivery; ``(False, existing)`` when this (event, webhook) already has one.
+    ``person``: the lower-cased email the event is about (indexed for erasure)."""
     now = clock.now_ts()
     item = {"pk": f"WH#{d['webhook_id']}", "sk": f"D#{d['id']}", "gsi1pk": f"WH#{d['webhook_id']}#D",
             "gsi1sk": f"{d['created_at']}#{d['id']}", "ttl": int(now) + DELIVERY_TTL_DAYS * 86400, **d}
+    if person:
+        item.update(gsi2pk=_person_pk(d["account_id"], person), gsi2sk=f"{d['webhook_id']}#{d['id']}")
     try:
         table().put_new(item)
         return True, None
@@ -85,6 +95,21 @@ def list_deliveries(webhook_id: str, limit: int, cursor: str | None) -> tuple[li
         raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
     items, last = table().query(f"WH#{webhook_id}#D", index="gsi1", limit=limit, cursor=start, forward=False)
     return [_public(i) for i in items], encode_cursor(last)
+
+
+def erase_person(account_id: str, email_l: str, redacted_body) -> int:
+    """Redact the stored bodies of every delivery about ``email_l`` (data-protection erasure):
+    ``redacted_body(item) -> str`` gives the new body; the person index entry is removed. The
+    delivery log keeps status, attempts and codes (aggregates), not the personal data."""
+    n = 0
+    for item in table().iter_query(_person_pk(account_id, email_l), index="gsi2"):
+        try:
+            table().update(item["pk"], item["sk"], set={"body": redacted_body(item), "erased_at": clock.now_iso()},
+                           remove=["gsi2pk", "gsi2sk"], must_exist=True, return_values="NONE")
+            n += 1
+        except ConditionFailed:  # expired in between
+            continue
+    return n
 
 
 # ---------------------------------------------------------------- queue
