@@ -47,11 +47,10 @@ SES_SECONDS_PER_SEND = 0.030
 def seed(n: int) -> tuple[str, str]:
     """A list of ``n`` active contacts, written with the audience slice's key layout in bulk
     (the contacts API would take minutes in the emulator; sending reads exactly these items)."""
-    from lambdakit import clock, ids
-    from lambdakit.ddb import Table
-
     from campaigns.common import keys
     from campaigns.settings import settings
+    from lambdakit import clock, ids
+    from lambdakit.ddb import Table
 
     t = Table(settings().table_name)
     lid = ids.sortable_id().lower()

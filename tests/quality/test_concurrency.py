@@ -12,7 +12,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from lambdakit.errors import ApiError
-from tests.campaigns.sending.conftest import _make_campaign
+from tests.campaigns.conftest import _make_campaign
 from tests.internships.journey.helpers import make_domain, sign
 
 ACCOUNT = "acct-test"

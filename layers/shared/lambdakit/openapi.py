@@ -56,7 +56,7 @@ class _Schemas:
     def __init__(self, document: dict, components: dict) -> None:
         from pydantic.json_schema import models_json_schema
 
-        wanted: list[tuple[Any, str]] = []
+        wanted: list[Any] = []  # (model class, "validation" | "serialization")
         for ops in document.get("paths", {}).values():
             for op in ops.values():
                 info = op.get(KEY) or {}
@@ -65,7 +65,7 @@ class _Schemas:
                         pair = (_model(info[key]), mode)
                         if pair not in wanted:
                             wanted.append(pair)
-        self.refs: dict[tuple[Any, str], dict] = {}
+        self.refs: dict[Any, dict] = {}
         self.components = components
         if not wanted:
             return

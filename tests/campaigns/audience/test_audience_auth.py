@@ -70,7 +70,7 @@ def test_ip_allow_list_v4_and_v6(campaigns_app, make_key):
 def test_key_rate_limit_and_plan_limit(campaigns_app, make_key):
     c = campaigns_app.campaigns
     key = make_key(role="admin", restrictions={"rate_limit": "3/hour"})
-    for i in range(3):
+    for _ in range(3):
         r = c.get("/api", headers=bearer(key))
         assert r.status == 200
     assert r.headers["x-ratelimit-limit"] == "3" and r.headers["x-ratelimit-remaining"] == "0"

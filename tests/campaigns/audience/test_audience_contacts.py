@@ -1,6 +1,7 @@
 """Contacts through the real handlers: CRUD, uniqueness, counters, filters, pagination, erasure, tenancy."""
 from __future__ import annotations
 
+
 def _mk(camp, email, **kw):
     r = camp.post("/contacts", json={"email": email, **kw})
     assert r.status == 201, r.text

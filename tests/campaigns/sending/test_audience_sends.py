@@ -1,7 +1,6 @@
 """Campaigns to a real list: suppression, unsubscribe link, A/B subject test, SES feedback."""
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 

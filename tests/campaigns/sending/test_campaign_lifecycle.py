@@ -6,6 +6,7 @@ import json
 
 from lambdakit import clock
 
+
 def test_crud_list_and_partial_update(new_campaign, camp):
     cid = new_campaign()
     new_campaign(name="Autumn")

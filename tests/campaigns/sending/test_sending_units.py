@@ -68,9 +68,8 @@ def test_tokens_reject_tampering_and_wrong_kind(secret):
 
 
 def test_machine_open_detection():
-    from lambdakit import clock
-
     from campaigns.tracking.service import device, machine_reason
+    from lambdakit import clock
 
     assert machine_reason("Mozilla/5.0", None) == "apple_mpp"
     assert machine_reason("", None) == "no_user_agent"

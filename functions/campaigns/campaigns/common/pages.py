@@ -53,7 +53,7 @@ def walk(fetch, *, skip: int, need: int, start: dict | None, index: str | None =
         n = remaining if match is None else max(50, min(400, 2 * remaining))
         items, last = fetch(min(max(n, 1), 1000), cursor)
         objs = enrich(items) if enrich else items
-        for i, (raw, obj) in enumerate(zip(items, objs)):
+        for i, (raw, obj) in enumerate(zip(items, objs, strict=False)):
             if obj is None or (match is not None and not match(obj)):
                 continue
             if skip:

@@ -156,7 +156,7 @@ def write(ops: list[dict]) -> None:
             if "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons and attempt < 5:
                 time.sleep(random.uniform(0.01, 0.05) * (2 ** attempt))
                 continue
-            for op, reason in zip(ops, reasons):
+            for op, reason in zip(ops, reasons, strict=False):
                 if reason == "ConditionalCheckFailed":
                     raise WriteConflict(op["_kind"]) from None
             raise WriteConflict("version") from None

@@ -402,7 +402,7 @@ def _search(a: str, s: str, status: str | None, skip: int, need: int, state: dic
                 break  # must refill this stream before merging further
         contacts = _enrich(a, [it for _, it in run])
         last_of = {src: it for src, it in run}
-        for (src, it), c in zip(run, contacts):
+        for (src, it), c in zip(run, contacts, strict=False):
             pos[src] = key_of(it, repo.SOURCE_INDEX[src])
             if it is last_of[src] and not bufs[src] and fetch_at[src] == "done":
                 pos[src] = "done"

@@ -6,7 +6,6 @@ from typing import Callable
 
 from lambdakit import clock
 
-from .. import events
 from . import pipeline
 from . import repository as repo
 from .compose import Tracking

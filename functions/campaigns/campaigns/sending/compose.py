@@ -62,7 +62,7 @@ def rewrite_links(html: str, *, utm: dict[str, str], track: bool, link_payload: 
 def add_pixel(html: str, url: str) -> str:
     pixel = f'<img src="{_html.escape(url, quote=True)}" width="1" height="1" alt="" style="display:none" />'
     m = None
-    for m in _BODY_END.finditer(html):
+    for m in _BODY_END.finditer(html):  # noqa: B007 - keep the last match
         pass
     if m is None:
         return html + pixel

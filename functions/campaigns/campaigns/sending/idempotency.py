@@ -16,8 +16,11 @@ _decorated: dict[str, tuple[Callable[..., dict], Any]] = {}
 
 
 def _build(table_name: str):
-    from aws_lambda_powertools.utilities.idempotency import (DynamoDBPersistenceLayer, IdempotencyConfig,
-                                                             idempotent_function)
+    from aws_lambda_powertools.utilities.idempotency import (
+        DynamoDBPersistenceLayer,
+        IdempotencyConfig,
+        idempotent_function,
+    )
 
     layer = DynamoDBPersistenceLayer(table_name=table_name, key_attr="pk", sort_key_attr="sk",
                                      static_pk_value="IDEMPOTENCY#campaigns", expiry_attr="ttl")
@@ -41,8 +44,10 @@ def call(op: str, account_id: str, key: str | None, body: Any, args: dict, lambd
         return _OPS[op](**args)
     if len(key) > 255:
         raise ValidationFailed("Idempotency-Key is too long", fields={"Idempotency-Key": "At most 255 characters"})
-    from aws_lambda_powertools.utilities.idempotency.exceptions import (IdempotencyAlreadyInProgressError,
-                                                                        IdempotencyValidationError)
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError,
+        IdempotencyValidationError,
+    )
 
     name = settings().table_name
     fn, config = _decorated.get(name) or _decorated.setdefault(name, _build(name))

@@ -12,7 +12,6 @@ from lambdakit.http import parse_model
 
 from ..common.pages import account_page
 from ..common.render import html_to_text, placeholders, render
-
 from . import repository as repo
 from .models import PreviewIn, TemplateIn, TemplateOut, TemplatePatch
 
