@@ -70,9 +70,12 @@ class Front:
                 front.handle(self)
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _handle
-            # API Gateway answers any other method too: no route matches, so 404 in the
-            # service's error format (not http.server's HTML 501).
-            do_TRACE = do_CONNECT = do_PROPFIND = do_LINK = do_UNLINK = _handle
+            def __getattr__(self, name: str) -> Any:
+                # API Gateway answers any method (TRACE, QUERY, PROPFIND...): no route matches,
+                # so a 404 in the service's error format, never http.server's HTML 501.
+                if name.startswith("do_"):
+                    return self._handle
+                raise AttributeError(name)
 
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True

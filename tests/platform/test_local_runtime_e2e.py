@@ -190,8 +190,9 @@ def test_real_application_comes_up_with_health_in_service_formats(tmp_path):
         nf = requests.get(dev["campaigns"]["base_url"] + "/nope", timeout=5)
         assert nf.status_code == 404 and nf.json()["success"] is False and nf.json()["error"]["code"] == "NOT_FOUND"
         # any other method (found by fuzzing: TRACE got http.server's HTML 501) is an unmatched route
-        tr = requests.request("TRACE", dev["campaigns"]["base_url"] + "/health", timeout=5)
-        assert tr.status_code == 404 and tr.json()["error"]["code"] == "NOT_FOUND"
+        for method in ("TRACE", "QUERY", "PROPFIND"):
+            tr = requests.request(method, dev["campaigns"]["base_url"] + "/health", timeout=5)
+            assert tr.status_code == 404 and tr.json()["error"]["code"] == "NOT_FOUND", method
         doc = requests.get(dev["exams"]["base_url"] + "/openapi.json", timeout=10).json()
         assert "/health" in doc["paths"]
     finally:
