@@ -41,6 +41,18 @@ class _CouponRules(BaseModel):
     def _e(cls, v):
         return _expires(v)
 
+    @field_validator("discount_value", check_fields=False)
+    @classmethod
+    def _cents(cls, v):
+        # Amounts and percentages are kept to two decimals; a positive value that rounds to 0
+        # (fuzzing sent 5e-324, which DynamoDB cannot store) is refused rather than stored.
+        if v is None:
+            return v
+        v = round(float(v), 2)
+        if v <= 0:
+            raise ValueError("must be at least 0.01")
+        return v
+
 
 class CouponIn(_CouponRules):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
