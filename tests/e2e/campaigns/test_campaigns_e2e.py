@@ -167,7 +167,7 @@ def test_campaigns_send_track_and_emit_signed_webhooks(rt, api, receiver):
     sched = data(api.post(f"/campaigns/{now_id}/send", json={"confirm": True}))
     assert sched["status"] == "scheduled" and sched["estimated_recipients"] == 3
     rt.invoke("DispatcherFunction")
-    done = wait_for(lambda: (lambda c: c if c["status"] == "sent" else None)(data(api.get(f"/campaigns/{now_id}"))))
+    done = wait_for(lambda: (lambda c: c if c["status"] == "sent" else None)(data(api.get(f"/campaigns/{now_id}"))), timeout=60)
     assert done["stats"]["sent"] == 3 and done["stats"]["delivered"] == 3
 
     # scheduled a few seconds ahead: not sent before it is due, sent after
@@ -180,7 +180,7 @@ def test_campaigns_send_track_and_emit_signed_webhooks(rt, api, receiver):
         assert data(api.get(f"/campaigns/{later_id}"))["status"] == "scheduled"
     time.sleep(max(0.0, (due - dt.datetime.now(dt.timezone.utc)).total_seconds()) + 0.5)
     rt.invoke("DispatcherFunction")
-    wait_for(lambda: data(api.get(f"/campaigns/{later_id}"))["status"] == "sent")
+    wait_for(lambda: data(api.get(f"/campaigns/{later_id}"))["status"] == "sent", timeout=60)
 
     # the outbox shows every rendered mail: substitutions, unsubscribe headers, pixel
     msgs = data(api.get("/email/outbox", params={"campaign_id": now_id, "limit": 10}))["messages"]
