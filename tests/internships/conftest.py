@@ -71,25 +71,3 @@ def intern_seed(internships_app) -> dict:
     return devseed.seed()
 
 
-@pytest.fixture
-def atomic_moto(monkeypatch):
-    """Make each moto DynamoDB request atomic, as each DynamoDB request is in AWS.
-
-    moto's in-memory backend is not thread-safe (a transaction deep-copies a table another thread
-    is writing). Concurrency tests run product code in many threads; their calls still interleave
-    freely between requests — only a single request's evaluation is serialized, which is the
-    guarantee real DynamoDB gives and the code relies on.
-    """
-    import threading
-
-    from moto.dynamodb.responses import DynamoHandler
-
-    lock = threading.RLock()
-    original = DynamoHandler.call_action
-
-    def call_action(self):
-        with lock:
-            return original(self)
-
-    monkeypatch.setattr(DynamoHandler, "call_action", call_action)
-    return lock

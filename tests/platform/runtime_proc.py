@@ -24,6 +24,10 @@ class RuntimeProcess:
                  extra_env: dict[str, str] | None = None) -> None:
         self.dev_json = tmp / "dev.json"
         self.log = tmp / "runtime.log"
+        self._args = (root_template, services, extra_env)
+        self._spawn(root_template, services, extra_env)
+
+    def _spawn(self, root_template: Path | None, services: tuple[str, ...], extra_env: dict[str, str] | None) -> None:
         self.emulator_port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CAMPAIGNS_", "EXAMS_", "INTERNSHIPS_"))}
         env.update({"LOCAL_DEV_JSON": str(self.dev_json), "LOCAL_EMULATOR_PORT": str(self.emulator_port),
@@ -39,7 +43,13 @@ class RuntimeProcess:
 
     def wait_ready(self, timeout: float = 60) -> dict:
         deadline = time.monotonic() + timeout
+        retries = 3
         while time.monotonic() < deadline:
+            if self.proc.poll() is not None and retries and b"Address already in use" in self.log.read_bytes():
+                # another test process took one of the free ports between probe and bind: new ports
+                retries -= 1
+                self._spawn(*self._args)
+                continue
             if self.proc.poll() is not None:
                 raise RuntimeError(f"runtime exited {self.proc.returncode}:\n{self.log.read_text()}")
             if b"Local runtime ready" in self.log.read_bytes() and self.dev_json.exists():

@@ -17,7 +17,7 @@ import pytest
 from tests.campaigns.conftest import admin_key, auth_headers, make_key  # noqa: F401
 from tests.exams.conftest import exam_users, exams_jwks  # noqa: F401
 from tests.exams.delivery.delivery_helpers import Tenant
-from tests.internships.conftest import atomic_moto, intern_seed, intern_users  # noqa: F401
+from tests.internships.conftest import intern_seed, intern_users  # noqa: F401
 
 LEAK_MARKERS = ("Traceback", 'File "/', "botocore", "Exception(", "pydantic_core")
 

@@ -22,7 +22,7 @@ def test_set_status_reports_change_once(camp):
     assert lst["contact_count"] == 1 and lst["active_count"] == 0
 
 
-def test_concurrent_unsubscribes_transition_and_emit_once(camp, monkeypatch):
+def test_concurrent_unsubscribes_transition_and_emit_once(camp, monkeypatch, atomic_moto):
     """Both callers read the contact active before either writes (the barrier makes the race
     certain); exactly one conditional write wins, the other sees the new state on retry."""
     from campaigns import events
