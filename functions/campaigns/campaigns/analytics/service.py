@@ -61,8 +61,10 @@ def campaign_analytics(account_id: str, cid: str, timeframe: str | None, start: 
     else:
         raise ValidationFailed("Invalid timeframe", fields={"timeframe": "Must be last_7_days, last_30_days or custom"})
     by_day = {d["date"]: d for d in repo.campaign_days(cid, s, e)}
-    series = [{"date": d, **{k: int(by_day.get(d, {}).get(k, 0) or 0) for k in SERIES}} for d in _days(s, e)]
-    pt = {k: sum(x[k] for x in series) for k in SERIES}
+    days = _days(s, e)
+    rows = [{k: int(by_day.get(d, {}).get(k, 0) or 0) for k in SERIES} for d in days]
+    series = [{"date": d, **row} for d, row in zip(days, rows, strict=True)]
+    pt = {k: sum(row[k] for row in rows) for k in SERIES}
     st = camp_service.stats(item, rates=True)
     totals = {**{k: st[k] for k in ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")},
               "total_opens": int(item.get("st_opens_total", 0) or 0),

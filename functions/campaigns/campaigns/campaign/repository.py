@@ -80,7 +80,7 @@ def transition(item: dict, allowed: list[str], to: str, *, set: dict | None = No
             raise InvalidState(allowed, current)
         cond = "#st = :cur" + (f" AND ({extra_condition})" if extra_condition else "")
         sets = {"status": to, "gsi2pk": f"ACCT#{a}#CAMPS#{to}", **(set or {})}
-        ops = [{"update": key(cid), "set": sets, "remove": remove, "condition": cond,
+        ops: list[dict] = [{"update": key(cid), "set": sets, "remove": remove, "condition": cond,
                 "names": {"#st": "status", **(names or {})}, "values": {":cur": current, **(values or {})}},
                {"update": count_key(a), "add": {f"n_{current}": -1, f"n_{to}": 1}}]
         try:

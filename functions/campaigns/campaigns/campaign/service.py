@@ -26,7 +26,7 @@ def _pct(n: float, d: float) -> float:
 
 
 def stats(item: dict, *, rates: bool) -> dict:
-    s = {k: int(item.get(f"st_{k}", 0) or 0) for k in STAT_KEYS}
+    s: dict[str, int | float] = {k: int(item.get(f"st_{k}", 0) or 0) for k in STAT_KEYS}
     if rates:
         s["open_rate"] = _pct(s["opened"], s["delivered"])
         s["click_rate"] = _pct(s["clicked"], s["delivered"])
@@ -38,12 +38,12 @@ def detail(item: dict) -> dict:
     out = {k: item.get(k) for k in ("id", "name", "subject", "preview_text", "content", "template_id", "audience",
                                     "schedule", "tracking", "settings", "ab_test", "status", "scheduled_for",
                                     "estimated_recipients", "sent_at", "cancelled_at", "created_at", "updated_at")}
-    out["stats"] = stats(item, rates=True)
-    out["stats"].update({"total_opens": int(item.get("st_opens_total", 0) or 0),
-                         "total_clicks": int(item.get("st_clicks_total", 0) or 0),
-                         "machine_opens": int(item.get("st_machine_opened", 0) or 0),
-                         "complained": int(item.get("st_complained", 0) or 0),
-                         "failed": int(item.get("st_failed", 0) or 0)})
+    out["stats"] = st = stats(item, rates=True)
+    st.update({"total_opens": int(item.get("st_opens_total", 0) or 0),
+               "total_clicks": int(item.get("st_clicks_total", 0) or 0),
+               "machine_opens": int(item.get("st_machine_opened", 0) or 0),
+               "complained": int(item.get("st_complained", 0) or 0),
+               "failed": int(item.get("st_failed", 0) or 0)})
     if item.get("status") in ("sending", "sent", "cancelled") and item.get("send_started_at"):
         out["progress"] = {"recipients_queued": int(item.get("fanout_recipients", 0) or 0),
                            "batches_queued": int(item.get("fanout_batches", 0) or 0),
@@ -138,7 +138,8 @@ def list_campaigns(account_id: str, page: str | None, limit: str | None, status:
     total = int(counts.get(f"n_{status}", 0) if status else counts.get("total", 0))
     # Read the pages before the requested one too (DynamoDB has no offsets): cost grows with the
     # page number, not with the data.
-    cursor, items = None, []
+    cursor: dict | None = None
+    items: list[dict] = []
     need = req.offset + req.limit
     while len(items) < need:
         got, cursor = repo.page(account_id, status, min(need - len(items), 1000), cursor)

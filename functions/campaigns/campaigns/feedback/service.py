@@ -82,19 +82,24 @@ def apply_ses_event(detail: dict) -> str:
               "campaign_id": campaign_id, "bulk_id": (rec or {}).get("bulk_id"), "provider": "ses"}
     today = clock.today()
 
+    def move(status: str, allowed: list[str], **fields: str) -> bool:
+        """The recipient record's conditional status move (False without a record)."""
+        return bool(rec and send_id and rkey
+                    and send_repo.set_recipient_status(send_id, rkey, status, allowed, **fields))
+
     def count(field: str, stat: str) -> None:
         if is_test:
             return
         if campaign_id:
             camp_repo.add_stats(campaign_id, {stat: 1})
-        if (rec or {}).get("bulk_id"):
-            camp_bulk = send_repo.bulk_key(rec["bulk_id"])
+        bulk_id = (rec or {}).get("bulk_id")
+        if bulk_id:
+            camp_bulk = send_repo.bulk_key(bulk_id)
             send_repo.table().update(*camp_bulk, add={stat: 1}, return_values="NONE")
         counters.add_day(account_id, today, {field: 1}, campaign_id=campaign_id, provider="ses")
 
     if kind == "delivery":
-        if rec and send_repo.set_recipient_status(send_id, rkey, "delivered", ["sent", "claimed"],
-                                                  delivered_at=clock.now_iso()):
+        if move("delivered", ["sent", "claimed"], delivered_at=clock.now_iso()):
             count("delivered", "st_delivered")
             events.emit(account_id, "email.delivered", {**common, "delivered_at": (detail.get("delivery") or {}).get(
                 "timestamp") or clock.now_iso()}, event_key=f"email.delivered:{send_id}:{rkey}")
@@ -103,8 +108,7 @@ def apply_ses_event(detail: dict) -> str:
     if kind == "bounce":
         b = detail.get("bounce") or {}
         hard = b.get("bounceType") == "Permanent"
-        changed = rec is None or send_repo.set_recipient_status(send_id, rkey, "bounced", ["sent", "claimed", "delivered"],
-                                                                bounced_at=clock.now_iso())
+        changed = rec is None or move("bounced", ["sent", "claimed", "delivered"], bounced_at=clock.now_iso())
         if not changed:
             return "duplicate"
         if rec:
@@ -118,8 +122,7 @@ def apply_ses_event(detail: dict) -> str:
                 "bounced_at": b.get("timestamp") or clock.now_iso()}, event_key=f"email.bounced:{send_id}:{rkey}:{addr}")
         return "bounced"
     if kind == "complaint":
-        if rec and not send_repo.set_recipient_status(send_id, rkey, "complained", ["sent", "claimed", "delivered"],
-                                                      complained_at=clock.now_iso()):
+        if rec and not move("complained", ["sent", "claimed", "delivered"], complained_at=clock.now_iso()):
             return "duplicate"
         if rec:
             count("complained", "st_complained")

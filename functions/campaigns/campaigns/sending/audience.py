@@ -53,7 +53,7 @@ def find_by_emails(account_id: str, emails: list[str]) -> dict[str, dict]:
     if not lowered:
         return {}
     refs = table().batch_get([keys.email_key(account_id, e) for e in lowered])
-    ids_ = {r.get("contact_id"): str(r["pk"]).rpartition("#EMAIL#")[2] for r in refs if r.get("contact_id")}
+    ids_ = {str(r["contact_id"]): str(r["pk"]).rpartition("#EMAIL#")[2] for r in refs if r.get("contact_id")}
     contacts = get_contacts(account_id, list(ids_)) if ids_ else {}
     return {ids_[cid]: c for cid, c in contacts.items() if cid in ids_}
 

@@ -18,7 +18,7 @@ def apply_effects(ctx: pipeline.SendContext, results: list[pipeline.Result]) -> 
     """Events and contact changes of the fresh outcomes of this attempt (sandbox feedback)."""
     from ..feedback import service as feedback
 
-    evs = []
+    evs: list[tuple[str, dict, str | None]] = []
     now = clock.now_iso()
     for r in results:
         if not r.fresh:

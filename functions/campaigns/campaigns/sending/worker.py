@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from ..http import logger
@@ -46,6 +47,6 @@ def record_handler(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context(clear_state=True)
-def lambda_handler(event: dict, context) -> dict:
+def lambda_handler(event: dict, context) -> PartialItemFailureResponse:
     _context["lambda"] = context
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -213,6 +213,6 @@ def erase_person(account_id: str, email: str) -> int:
             ts = json.loads(item.get("body") or "{}").get("timestamp") or item.get("created_at")
         except ValueError:
             ts = item.get("created_at")
-        return body_of(item.get("event") or "", {"erased": True}, ts)
+        return body_of(item.get("event") or "", {"erased": True}, str(ts or ""))
 
     return repo.erase_person(account_id, email.strip().lower(), redacted)
