@@ -44,65 +44,6 @@ SECONDS_PER_AWS_CALL = 0.008
 SES_SECONDS_PER_SEND = 0.030
 
 
-def patch_moto_transactions() -> None:
-    """Make moto's ``TransactWriteItems`` O(items in the transaction) instead of O(table).
-
-    moto 5 (``DynamoDBBackend.transact_write_items``) takes ``copy.deepcopy`` of the *whole table*
-    once per item of every transaction, to roll back on a failed condition. The send worker runs
-    one transaction per 100-recipient batch while the table grows with the audience (contacts,
-    list members, recipient records), so a 10,000-recipient run spends O(n²) time copying and
-    its memory piles up with the copies (the round-2 run died at 24 GB). This replaces the
-    whole-table copy by a copy of the items the transaction touches and restores exactly those
-    on failure — the same all-or-nothing result, in the bench process only (tests keep moto as is;
-    ``tests/campaigns/r3_send`` checks the rollback of this patch).
-    """
-    import copy
-    import types
-
-    from moto.dynamodb import models as ddb
-    from moto.dynamodb.models.dynamo_type import DynamoType
-    from moto.dynamodb.models.table import Table as MotoTable
-
-    if getattr(ddb.DynamoDBBackend.transact_write_items, "_bench_patched", False):
-        return
-    # moto's module-level ``copy`` is used for the table snapshot and for per-item copies
-    # (update_item): only the table snapshot becomes a no-op.
-    ddb.copy = types.SimpleNamespace(  # type: ignore[attr-defined]
-        deepcopy=lambda obj, memo=None: obj if isinstance(obj, MotoTable) else copy.deepcopy(obj, memo),
-        copy=copy.copy)
-    original = ddb.DynamoDBBackend.transact_write_items
-
-    def transact_write_items(self, transact_items: list[dict]) -> None:
-        saved = []
-        for entry in transact_items:
-            op = next(iter(entry.values()))
-            name = op.get("TableName")
-            if not name or name not in self.tables:
-                continue
-            table = self.tables[name]
-            source = op.get("Item") if "Item" in op else op.get("Key") or {}
-            if table.hash_key_attr not in source:
-                continue  # moto reports the malformed item itself
-            hk = DynamoType(source[table.hash_key_attr])
-            rk = DynamoType(source[table.range_key_attr]) if table.range_key_attr in source else None
-            current = table.get_item(hk, rk) if (rk is not None or table.range_key_attr is None) else None
-            saved.append((table, hk, rk, copy.deepcopy(current)))
-        try:
-            original(self, transact_items)
-        except Exception:
-            for table, hk, rk, before in reversed(saved):
-                if before is None:
-                    table.delete_item(hk, rk)
-                elif rk is not None:
-                    table.items[hk][rk] = before
-                else:
-                    table.items[hk] = before
-            raise
-
-    transact_write_items._bench_patched = True  # type: ignore[attr-defined]
-    ddb.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
-
-
 def seed(n: int) -> tuple[str, str]:
     """A list of ``n`` active contacts, written with the audience slice's key layout in bulk
     (the contacts API would take minutes in the emulator; sending reads exactly these items)."""
@@ -205,9 +146,10 @@ def main() -> None:
     args = ap.parse_args()
     n = args.recipients or (1000 if args.quick else 10_000)
 
+    from bench.motopatch import fast_transactions
     from local_runtime.testing import HARNESS
 
-    patch_moto_transactions()
+    fast_transactions()  # moto copies the whole table per transaction item: O(n²) (see bench/motopatch.py)
     app = HARNESS.app(only=["campaigns"])
     import boto3
 
