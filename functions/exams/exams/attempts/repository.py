@@ -146,7 +146,7 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
     t.increment(f"ACT#{day}", f"CLIENT#{a['client_id']}", {"started": 1})
 
 
-def bump_activity(day: str, client_id: str, **adds: int) -> None:
+def bump_activity(day: str, client_id: str, **adds: int | float) -> None:
     t = table()
     t.increment(f"ACT#{day}", "GLOBAL", adds)
     t.increment(f"ACT#{day}", f"CLIENT#{client_id}", adds)

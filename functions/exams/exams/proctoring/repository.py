@@ -8,6 +8,7 @@ Evidence objects: ``s3://<evidence bucket>/evidence/<client>/<attempt>/<event>.<
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from lambdakit import aws
 from lambdakit.errors import ConditionFailed
@@ -29,7 +30,7 @@ def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> 
     being in progress (``NotInProgress`` otherwise: nothing is recorded after submission).
     ``Duplicate`` when an event of the same type was accepted within the window; transaction
     conflicts are retried."""
-    ops = [
+    ops: list[dict[str, Any]] = [
         {"put": {"pk": f"ATTEMPT#{attempt_id}", "sk": f"P#DEDUP#{event['event_type']}", "last_ts": event["ts"],
                  "event_id": event["id"]},
          "condition": "attribute_not_exists(pk) OR last_ts <= :cut", "values": {":cut": dedup_cutoff}},
