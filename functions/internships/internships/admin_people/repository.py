@@ -1,11 +1,17 @@
 """DynamoDB access for the ADMIN people routes (roles table overrides, users, leads)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from lambdakit import clock
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
 from ..settings import settings
+from ..store import clean as _clean
+
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
 
 
 def table() -> Table:
@@ -41,13 +47,6 @@ def delete_role_override(role: str) -> dict | None:
 
 # ---------------------------------------------------------------- users (keys owned by accounts, see data model)
 USER_SK = "PROFILE"
-INTERNAL = ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk")
-
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in INTERNAL}
 
 
 def get_user(user_id: str) -> dict | None:
@@ -193,10 +192,10 @@ def _lead_target(status: str | None) -> tuple[str, str]:
     return (f"LEADSTATUS#{status}", "gsi2") if status else ("LEADS", "gsi1")
 
 
-def _lead_filter(domain: str | None, search: str | None):
+def _lead_filter(domain: str | None, search: str | None) -> ConditionBase | None:
     from boto3.dynamodb.conditions import Attr
 
-    expr = None
+    expr: ConditionBase | None = None
     if domain:
         expr = Attr("domain").eq(domain)
     if search:
@@ -254,7 +253,7 @@ def update_lead(lead: dict, sets: dict, *, new_status: str | None, remove: list[
 
 
 def delete_lead(lead: dict) -> bool:
-    ops = [{"delete": (f"LEAD#{lead['id']}", "LEAD"), "condition": "attribute_exists(pk)"},
+    ops: list[dict[str, Any]] = [{"delete": (f"LEAD#{lead['id']}", "LEAD"), "condition": "attribute_exists(pk)"},
            {"update": LEAD_COUNTER, "add": {"all": -1, f"status:{lead.get('status', 'new')}": -1,
                                             f"source:{lead.get('source', 'website')}": -1}}]
     try:
