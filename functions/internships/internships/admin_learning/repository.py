@@ -188,11 +188,12 @@ def get_certificate(cid: str) -> dict | None:
 
 
 def set_revoked(cid: str, revoked: bool, sets: dict, remove: list[str]) -> dict:
-    ops: list[dict[str, Any]] = [{"update": (f"CERT#{cid}", "CERT"), "set": {**sets, "revoked": revoked}, "remove": remove or None,
-            "condition": "attribute_exists(pk) AND " + ("(attribute_not_exists(revoked) OR revoked = :f)" if revoked
-                                                        else "revoked = :t"),
-            "values": {":f": False} if revoked else {":t": True}},
-           {"update": ("COUNTERS", "certificates#revoked"), "add": {"count": 1 if revoked else -1}}]
+    ops: list[dict[str, Any]] = [
+        {"update": (f"CERT#{cid}", "CERT"), "set": {**sets, "revoked": revoked}, "remove": remove or None,
+         "condition": "attribute_exists(pk) AND " + ("(attribute_not_exists(revoked) OR revoked = :f)" if revoked
+                                                     else "revoked = :t"),
+         "values": {":f": False} if revoked else {":t": True}},
+        {"update": ("COUNTERS", "certificates#revoked"), "add": {"count": 1 if revoked else -1}}]
     table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
     return get_certificate(cid) or {}
 
