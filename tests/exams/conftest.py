@@ -113,8 +113,11 @@ def exam_users(exams_app, exams_jwks) -> ExamUsers:
 
 
 @pytest.fixture
-def moto_server(monkeypatch):
-    """A moto *server* (as under ``make dev``) instead of the in-process mock; yields its URL."""
+def moto_server(monkeypatch, atomic_moto):
+    """A moto *server* (as under ``make dev``) instead of the in-process mock; yields its URL.
+
+    ``atomic_moto``: each DynamoDB request is evaluated atomically, as in AWS (moto is not
+    thread-safe; without it two threads of the server can both pass one condition)."""
     import socket
 
     from moto.server import ThreadedMotoServer
