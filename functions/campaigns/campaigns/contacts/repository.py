@@ -274,7 +274,7 @@ def contacts_by_id(a: str, cids: list[str], *, consistent: bool = False) -> dict
     return {i["id"]: i for i in got}
 
 
-def counters(a: str, *, list_id: str | None = None, tag: str | None = None) -> dict[str, dict]:
+def counters(a: str, *, list_id: str | None = None, tag: str | None = None) -> dict[str, dict | None]:
     """The contact, list and tag counter items in one BatchGetItem."""
     want = {"contacts": keys.stats_key(a, "CONTACTS")}
     if list_id:
@@ -296,11 +296,11 @@ def query_source(source: str, a: str, *, value: str | None, status: str | None, 
     if source == "all":
         return t.query(keys.all_contacts_gsi(a), index="gsi1", limit=limit, cursor=cursor, forward=False)
     if source == "status":
-        return t.query(keys.status_gsi(a, status), index="gsi2", limit=limit, cursor=cursor, forward=False)
+        return t.query(keys.status_gsi(a, status or ""), index="gsi2", limit=limit, cursor=cursor, forward=False)
     if source == "list":
-        return t.query(keys.list_members_pk(a, value), filter=flt, limit=limit, cursor=cursor, forward=False)
+        return t.query(keys.list_members_pk(a, value or ""), filter=flt, limit=limit, cursor=cursor, forward=False)
     if source == "tag":
-        return t.query(keys.tag_members_pk(a, value), filter=flt, limit=limit, cursor=cursor, forward=False)
+        return t.query(keys.tag_members_pk(a, value or ""), filter=flt, limit=limit, cursor=cursor, forward=False)
     if source == "email":
         return t.query(f"ACCT#{a}#CEMAIL", index="gsi3", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
     if source == "name":

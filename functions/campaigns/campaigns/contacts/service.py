@@ -504,7 +504,7 @@ def import_file(a: str, form) -> dict:
     limit = settings().import_max_sync_rows
     _, it = importer.rows(text)
     batch: list = []
-    total = {"imported": 0, "updated": 0, "skipped": 0, "errors": []}
+    total: dict[str, Any] = {"imported": 0, "updated": 0, "skipped": 0, "errors": []}
     seen: set[str] = set()
     n = 0
     chunks = []
