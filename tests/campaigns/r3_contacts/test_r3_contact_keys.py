@@ -8,19 +8,9 @@ from contextlib import contextmanager
 
 import pytest
 
+from tests.campaigns.audience.test_audience_import_export import multipart  # the CSV upload body
+
 ACCOUNT = "acct-test"  # the account of the campaigns conftest keys
-
-BOUNDARY = "----r3-contacts"
-
-
-def multipart(file_bytes: bytes, **fields: str) -> tuple[bytes, dict]:
-    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
-             for k, v in fields.items()]
-    parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\n'
-                 f'Content-Type: text/csv\r\n\r\n'.encode() + file_bytes + b"\r\n")
-    parts.append(f"--{BOUNDARY}--\r\n".encode())
-    return b"".join(parts), {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
-
 
 @contextmanager
 def ddb_calls():
