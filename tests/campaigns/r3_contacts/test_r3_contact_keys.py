@@ -250,3 +250,52 @@ def test_import_existing_moved_and_home_taken_addresses(camp):
     d = camp.post("/contacts/import", body=multipart(csv_text.encode())[0], headers=headers).json()["data"]
     assert (d["imported"], d["updated"], d["skipped"]) == (0, 0, 4)
     assert camp.get("/contacts").json()["data"]["pagination"]["total"] == 4
+
+
+# ---------------------------------------------------------------- races
+def _race(monkeypatch, *fns):
+    """Run ``fns`` in threads that all reach their transaction before any is sent."""
+    import threading
+
+    from campaigns.contacts import repository as repo
+
+    barrier = threading.Barrier(len(fns), timeout=10)
+    real_write = repo.write
+    first: set[int] = set()
+
+    def racing_write(ops):
+        if threading.get_ident() not in first:
+            first.add(threading.get_ident())
+            barrier.wait()
+        return real_write(ops)
+
+    monkeypatch.setattr(repo, "write", racing_write)
+    results: list = [None] * len(fns)
+
+    def run(i, fn):
+        try:
+            results[i] = fn()
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(fns)]
+    [t.start() for t in threads]
+    [t.join(30) for t in threads]
+    return results
+
+
+def test_concurrent_creates_and_move_onto_one_address_one_wins(camp, atomic_moto, monkeypatch):
+    from campaigns.contacts import service
+    from lambdakit.errors import Conflict
+
+    mover = camp.post("/contacts", json={"email": "mover@example.com"}).json()["data"]
+    results = _race(monkeypatch,
+                    lambda: service.create(ACCOUNT, {"email": "race@example.com"}),
+                    lambda: service.create(ACCOUNT, {"email": "RACE@example.com"}),
+                    lambda: service.update(ACCOUNT, mover["id"], {"email": "race@example.com"}))
+    wins = [r for r in results if isinstance(r, dict)]
+    assert len(wins) == 1 and all(isinstance(r, Conflict) for r in results if not isinstance(r, dict)), results
+    holder = service.find_by_email(ACCOUNT, "race@example.com")
+    assert holder["id"] == wins[0]["id"]
+    total = camp.get("/contacts").json()["data"]["pagination"]["total"]
+    assert total == (1 if holder["id"] == mover["id"] else 2)
