@@ -94,9 +94,10 @@ class Runtime:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start_emulator(self) -> None:
-        from moto.server import ThreadedMotoServer
+        from .emulator import EmulatorServer
 
-        self._moto = ThreadedMotoServer(ip_address=self.emulator_host, port=self.emulator_port, verbose=False)
+        # moto behind a lock: one emulator request at a time, idempotent transactions (emulator.py)
+        self._moto = EmulatorServer(ip_address=self.emulator_host, port=self.emulator_port)
         self._moto.start()
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint
         for k, v in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),
