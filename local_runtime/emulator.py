@@ -101,13 +101,13 @@ class SerialisedApp:
         kept = self._tokens.get(token)
         if kept is not None:
             if kept[1] != digest:
-                body = json.dumps({
+                mismatch = json.dumps({
                     "__type": "com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException",
                     "message": "The request uses the same client token as a previous, but non-identical request.",
                 }).encode()
                 start_response("400 BAD REQUEST", [("Content-Type", "application/x-amz-json-1.0"),
-                                                   ("Content-Length", str(len(body)))])
-                return [body]
+                                                   ("Content-Length", str(len(mismatch)))])
+                return [mismatch]
             start_response(kept[2], list(kept[3]))
             return [kept[4]]
         status, headers, _, body = self._run(environ, start_response)
