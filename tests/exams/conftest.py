@@ -113,16 +113,13 @@ def exam_users(exams_app, exams_jwks) -> ExamUsers:
 
 
 @pytest.fixture
-def moto_server(monkeypatch, atomic_moto):
-    """A moto *server* (as under ``make dev``) instead of the in-process mock; yields its URL.
-
-    ``atomic_moto``: each DynamoDB request is evaluated atomically, as in AWS (moto is not
-    thread-safe; without it two threads of the server can both pass one condition)."""
+def moto_server(monkeypatch):
+    """The local runtime's AWS emulator (moto's server behind ``local_runtime.emulator``: each
+    request evaluated atomically, as in AWS) instead of the in-process mock; yields its URL."""
     import socket
 
-    from moto.server import ThreadedMotoServer
-
     from lambdakit import aws, settings
+    from local_runtime.emulator import EmulatorServer
     from local_runtime.testing import HARNESS
 
     # The suite keeps one in-process moto mock per worker; it would intercept every call
@@ -135,7 +132,7 @@ def moto_server(monkeypatch, atomic_moto):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server = EmulatorServer(ip_address="127.0.0.1", port=port)
     server.start()
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
     aws.reset()
