@@ -27,8 +27,6 @@ transaction, so records, guards, indexes and counters never disagree.
 """
 from __future__ import annotations
 
-import random
-import time
 from collections import defaultdict
 from typing import NamedTuple
 
@@ -172,23 +170,17 @@ def _delta(s0: str | None, s1: str | None, *, count: str) -> dict[str, int]:
 
 
 def write(ops: list[dict]) -> None:
-    """Run ``change_ops`` as one transaction (retrying transaction conflicts)."""
+    """Run ``change_ops`` as one transaction (``Table.transact`` rides out contention)."""
     if len(ops) > 100:
         raise WriteConflict("too_many")
     clean = [{k: v for k, v in op.items() if k != "_kind"} for op in ops]
-    for attempt in range(6):
-        try:
-            table().transact(clean)
-            return
-        except ConditionFailed as exc:
-            reasons = exc.reasons
-            if "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons and attempt < 5:
-                time.sleep(random.uniform(0.01, 0.05) * (2 ** attempt))
-                continue
-            for op, reason in zip(ops, reasons, strict=False):
-                if reason == "ConditionalCheckFailed":
-                    raise WriteConflict(op["_kind"]) from None
-            raise WriteConflict("version") from None
+    try:
+        table().transact(clean)
+    except ConditionFailed as exc:
+        for op, reason in zip(ops, exc.reasons, strict=False):
+            if reason == "ConditionalCheckFailed":
+                raise WriteConflict(op["_kind"]) from None
+        raise WriteConflict("version") from None
 
 
 def write_batch(ops: list[dict]) -> int:

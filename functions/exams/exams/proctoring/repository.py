@@ -7,7 +7,6 @@ Evidence objects: ``s3://<evidence bucket>/evidence/<client>/<attempt>/<event>.<
 """
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from lambdakit import aws
@@ -39,19 +38,14 @@ def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> 
          "condition": "attribute_exists(pk) AND #st = :ip", "names": {"#st": "status"},
          "values": {":ip": "in_progress"}},
     ]
-    for attempt in range(6):
-        try:
-            table().transact(ops)
-            return
-        except ConditionFailed as exc:
-            if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
-                raise NotInProgress() from None
-            if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-                raise Duplicate() from None
-            if "TransactionConflict" in exc.reasons and attempt < 5:
-                time.sleep(0.02 * (attempt + 1))
-                continue
-            raise
+    try:  # contention (TransactionConflict) is retried inside Table.transact
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
+            raise NotInProgress() from None
+        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            raise Duplicate() from None
+        raise
 
 
 def dedup_marker(attempt_id: str, event_type: str) -> dict | None:
