@@ -27,22 +27,28 @@ def get_role_override(role: str) -> dict | None:
     return table().get(*role_key(role), consistent=True)
 
 
-def put_role_override(role: str, permissions: list[str], admin_id: str, expected_version: int | None) -> dict:
+def role_override_op(role: str, permissions: list[str] | None, admin_id: str, expected_version: int | None) -> dict:
+    """The transaction op that sets (``permissions``) or resets (``None``: deletes) a role's
+    override; with ``expected_version`` the write holds only if nobody changed it meanwhile."""
     pk, sk = role_key(role)
-    cond, values = None, None
+    if permissions is None:
+        return {"delete": (pk, sk)}
+    op: dict = {"update": (pk, sk), "set": {"role": role, "permissions": permissions, "updated_at": clock.now_iso(),
+                                           "updated_by": admin_id}, "add": {"version": 1}}
     if expected_version is not None:
-        cond = "attribute_not_exists(#v) OR #v = :ev" if expected_version == 0 else "#v = :ev"
-        values = {":ev": expected_version}
+        op.update(condition="attribute_not_exists(#v) OR #v = :ev" if expected_version == 0 else "#v = :ev",
+                  names={"#v": "version"}, values={":ev": expected_version})
+    return op
+
+
+def write_role_change(ops: list[dict]) -> None:
+    """The override op (first) and its activity entry ops, in one transaction."""
     try:
-        return table().update(pk, sk, set={"role": role, "permissions": permissions, "updated_at": clock.now_iso(),
-                                           "updated_by": admin_id}, add={"version": 1},
-                              condition=cond, names={"#v": "version"} if cond else None, values=values)
-    except ConditionFailed:
-        raise Conflict("The role was changed by someone else; reload and retry") from None
-
-
-def delete_role_override(role: str) -> dict | None:
-    return table().delete(*role_key(role), return_old=True)
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            raise Conflict("The role was changed by someone else; reload and retry") from None
+        raise
 
 
 # ---------------------------------------------------------------- users (keys owned by accounts, see data model)
