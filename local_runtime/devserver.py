@@ -13,6 +13,7 @@ Ctrl-C (or SIGTERM) stops everything; the emulator keeps no state between runs.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import importlib
 import importlib.util
@@ -36,6 +37,7 @@ from .stack import REGION, ROOT, Function, Service, load_all
 from .testing import LOCAL_PARAMS, export_env
 
 log = logging.getLogger("local_runtime")
+_NO_LOCK = contextlib.nullcontext()
 DEFAULT_PORTS = {"campaigns": 3001, "exams": 3002, "internships": 3003}
 
 
@@ -60,6 +62,7 @@ class Runtime:
         self.schedules: list[tuple[Service, Schedule]] = []
         self.stopping = threading.Event()
         self._locks: dict[str, threading.Lock] = {}
+        self._http_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._moto: Any = None
         self._control: ThreadingHTTPServer | None = None
@@ -72,9 +75,16 @@ class Runtime:
 
     # -- invocation ----------------------------------------------------------------------
     def invoke(self, fn: Function, event: Any) -> Any:
-        """One invocation at a time per function, as one warm Lambda container."""
+        """One invocation at a time per function, as one warm Lambda container.
+
+        HTTP invocations additionally take one process-wide lock: Powertools keeps the
+        current event on a class attribute (``BaseRouter.current_event``) shared by every
+        resolver in the process, so two HTTP handlers of different functions running at once
+        would read each other's request (on AWS each function has its own process). Queue
+        workers and schedules still run alongside HTTP requests."""
         lock = self._locks.setdefault(f"{fn.service}.{fn.logical_id}", threading.Lock())
-        with lock:
+        http = isinstance(event, dict) and "routeKey" in event
+        with lock, (self._http_lock if http else _NO_LOCK):
             return inv.invoke(fn, event)
 
     def find_function(self, name: str, service: str | None = None) -> tuple[Service, Function]:
@@ -94,9 +104,10 @@ class Runtime:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start_emulator(self) -> None:
-        from moto.server import ThreadedMotoServer
+        from .emulator import EmulatorServer
 
-        self._moto = ThreadedMotoServer(ip_address=self.emulator_host, port=self.emulator_port, verbose=False)
+        # moto behind a lock: one emulator request at a time, idempotent transactions (emulator.py)
+        self._moto = EmulatorServer(ip_address=self.emulator_host, port=self.emulator_port)
         self._moto.start()
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint
         for k, v in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local"),

@@ -114,12 +114,12 @@ def exam_users(exams_app, exams_jwks) -> ExamUsers:
 
 @pytest.fixture
 def moto_server(monkeypatch):
-    """A moto *server* (as under ``make dev``) instead of the in-process mock; yields its URL."""
+    """The local runtime's AWS emulator (moto's server behind ``local_runtime.emulator``: each
+    request evaluated atomically, as in AWS) instead of the in-process mock; yields its URL."""
     import socket
 
-    from moto.server import ThreadedMotoServer
-
     from lambdakit import aws, settings
+    from local_runtime.emulator import EmulatorServer
     from local_runtime.testing import HARNESS
 
     # The suite keeps one in-process moto mock per worker; it would intercept every call
@@ -132,7 +132,7 @@ def moto_server(monkeypatch):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    server = EmulatorServer(ip_address="127.0.0.1", port=port)
     server.start()
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
     aws.reset()

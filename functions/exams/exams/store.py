@@ -2,7 +2,7 @@
 proctoring, analytics): the table handle and page/cursor queries. Only repositories import it."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
@@ -38,7 +38,14 @@ def page_query(pk: str, *, page: int, limit: int, cursor: str | None = None, ind
     return items, encode_cursor(last)
 
 
+@overload
+def strip_keys(item: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def strip_keys(item: None) -> None: ...
+@overload
+def strip_keys(item: dict[str, Any] | None) -> dict[str, Any] | None: ...
 def strip_keys(item: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The item without its key/index attributes (``None`` stays ``None``)."""
     if item is None:
         return None
     return {k: v for k, v in item.items() if k not in ("pk", "sk", "ttl") and not k.startswith("gsi")}

@@ -8,7 +8,7 @@ def op(name: str, count: int = 1, **extra: float) -> dict:
 
 
 def enrollment_status_ops(domain_id: str, old: str | None, new: str) -> list[dict]:
-    ops = []
+    ops: list[dict] = []
     if old:
         ops += [op(f"enrollments#status#{old}", -1), op(f"enrollments#domain#{domain_id}#status#{old}", -1)]
     ops += [op(f"enrollments#status#{new}", 1), op(f"enrollments#domain#{domain_id}#status#{new}", 1)]
@@ -16,7 +16,7 @@ def enrollment_status_ops(domain_id: str, old: str | None, new: str) -> list[dic
 
 
 def milestone_status_ops(old: str | None, new: str, n: int = 1) -> list[dict]:
-    ops = []
+    ops: list[dict] = []
     if old == new:
         return ops
     if old:

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import base64
 import json
+import random
+import time
 from decimal import Decimal
 from typing import Any, Iterable, Iterator
 
 from . import aws
-from .errors import ConditionFailed
+from .errors import ConditionFailed, Contention
+
+#: Cancellation reasons that say nothing about the data, only that the items were busy:
+#: a transaction cancelled for these alone is retried (``Table.transact``).
+TRANSIENT_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
+#: ``Table.transact`` retry policy: attempts, first backoff ceiling, total budget (seconds).
+TRANSACT_ATTEMPTS = 5
+TRANSACT_BASE_DELAY = 0.025
+TRANSACT_BUDGET = 1.0
 
 
 # ---------------------------------------------------------------- conversion
@@ -323,7 +333,16 @@ class Table:
         ``{"delete": (pk, sk), "condition": str?, ...}``
         ``{"check": (pk, sk), "condition": str, ...}``
 
-        Raises ``ConditionFailed`` with per-op ``reasons`` when cancelled.
+        Raises ``ConditionFailed`` with per-op ``reasons`` when cancelled because a condition
+        did not hold (or for any reason other than contention).
+
+        A transaction cancelled only because its items were busy (every reason ``None`` or one
+        of ``TRANSIENT_REASONS``: ``TransactionConflict`` when another request is writing one
+        of the items, as DynamoDB reports it, or throttling) is retried with jittered
+        exponential backoff (``TRANSACT_ATTEMPTS`` calls within ``TRANSACT_BUDGET`` seconds);
+        when the conflict persists it raises ``Contention`` (an ``ApiError``: 503 with
+        ``Retry-After: 1``), never a ``ConditionFailed`` that callers would read as a failed
+        condition.
         """
         from boto3.dynamodb.types import TypeSerializer
 
@@ -362,11 +381,27 @@ class Table:
             if values:
                 entry["ExpressionAttributeValues"] = s(values)
             items.append({kind: entry})
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except self.client.exceptions.TransactionCanceledException as exc:
-            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
-            raise ConditionFailed("transaction cancelled", reasons=reasons) from exc
+        self._transact_items(items)
+
+    def _transact_items(self, items: list[dict]) -> None:
+        """TransactWriteItems with retries of contention-only cancellations (see ``transact``).
+        Each call gets its own ``ClientRequestToken`` (botocore), kept across botocore's own
+        retries of that call, so a resent request is never applied twice."""
+        deadline = time.monotonic() + TRANSACT_BUDGET
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                self.client.transact_write_items(TransactItems=items)
+                return
+            except self.client.exceptions.TransactionCanceledException as exc:
+                reasons = [r.get("Code") or "None" for r in exc.response.get("CancellationReasons", [])]
+                if not is_contention(reasons):
+                    raise ConditionFailed("transaction cancelled", reasons=reasons) from exc
+                delay = random.uniform(0, TRANSACT_BASE_DELAY * 2 ** (attempt - 1))
+                if attempt >= TRANSACT_ATTEMPTS or time.monotonic() + delay > deadline:
+                    raise Contention(reasons=reasons) from exc
+                time.sleep(delay)
 
     # ---- internals
     def _call(self, fn, **kw):
@@ -375,6 +410,12 @@ class Table:
         except self.raw.meta.client.exceptions.ConditionalCheckFailedException as exc:
             item = exc.response.get("Item")
             raise ConditionFailed(item=from_ddb(_deser(item)) if item else None) from exc
+
+
+def is_contention(reasons: list[str]) -> bool:
+    """True when a cancelled transaction failed only because its items were busy."""
+    return any(r in TRANSIENT_REASONS for r in reasons) and all(r == "None" or r in TRANSIENT_REASONS
+                                                                for r in reasons)
 
 
 def _deser(item: dict) -> dict:

@@ -86,6 +86,24 @@ class ServiceUnavailable(ApiError):
     status, code = 503, "SERVICE_UNAVAILABLE"
 
 
+class Contention(ServiceUnavailable):
+    """An item stayed busy: ``Table.transact`` was cancelled by DynamoDB for transaction
+    conflicts (another request writing the same items) on every retry within its time budget.
+
+    Not a ``ConditionFailed`` (no condition was evaluated false), so repositories that map
+    condition failures to domain errors never mistake it for one; handlers let it through and
+    each service renders it in its error format: 503, ``Retry-After: 1``, code ``CONTENTION``.
+    """
+
+    status, code = 503, "CONTENTION"
+
+    def __init__(self, message: str = "The resource is busy, please retry", *,
+                 reasons: list[str] | None = None, **kw: Any) -> None:
+        kw.setdefault("headers", {"Retry-After": "1"})
+        super().__init__(message, **kw)
+        self.reasons = list(reasons or [])
+
+
 class ConditionFailed(Exception):
     """Raised by the data-access layer when a DynamoDB condition does not hold.
 

@@ -21,7 +21,9 @@ import importlib
 from typing import Any, Callable, Iterable
 
 KEY = "x-lambdakit"
-STANDARD_ERRORS = (401, 403, 404, 429, 500)
+# 503: lambdakit.errors.Contention, a transaction still conflicting after its retries (any route
+# that writes can meet it; Retry-After: 1).
+STANDARD_ERRORS = (401, 403, 404, 429, 500, 503)
 REASONS = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found", 409: "Conflict",
            410: "Gone", 413: "Payload too large", 415: "Unsupported media type", 422: "Validation failed",
            429: "Rate limited", 500: "Server error", 503: "Service unavailable"}

@@ -167,3 +167,30 @@ def test_fix_google_avatars_rewrites_once(api, intern_users, sa):
     assert got == "/api/proxy-image?url=https%3A%2F%2Flh3.googleusercontent.com%2Fa%2Fabc%3Ds96-c"
     assert api.get(f"/api/admin/users/{other.id}", headers=sa.headers).json()["user"]["avatar_url"].startswith("https://cdn")
     assert api.post("/api/admin/fix-google-avatars", headers=sa.headers).json()["updated"] == 0
+
+
+def test_role_change_and_its_log_entry_are_one_transaction(api, sa):
+    """A role change always has exactly one log entry with the effective permissions, and a
+    write refused for its version leaves neither the change nor an entry."""
+    def role_logs():
+        return api.get("/api/admin/activity-logs", headers=sa.headers, query={"entity_type": "role"}).json()
+
+    n0 = role_logs()["total"]
+    r = api.put("/api/admin/roles/reviewer", headers=sa.headers, json={"permissions": ["view_users"]})
+    assert r.status == 200
+    role = r.json()["role"]
+    logs = role_logs()
+    assert logs["total"] == n0 + 1
+    assert logs["logs"][0]["action_type"] == "role.update"
+    assert logs["logs"][0]["after"]["permissions"] == role["permissions"]
+    # stale version: 409, nothing changed, nothing logged
+    r = api.put("/api/admin/roles/reviewer", headers=sa.headers,
+                json={"permissions": [], "version": role["version"] + 7})
+    assert r.status == 409
+    assert api.get("/api/admin/roles/reviewer", headers=sa.headers).json()["role"]["permissions"] == role["permissions"]
+    assert role_logs()["total"] == n0 + 1
+    # reset: logged with the defaults as the effective permissions
+    r = api.put("/api/admin/roles/reviewer", headers=sa.headers, json={"reset": True})
+    logs = role_logs()
+    assert logs["total"] == n0 + 2 and logs["logs"][0]["action_type"] == "role.reset"
+    assert logs["logs"][0]["after"]["permissions"] == r.json()["role"]["permissions"] == r.json()["role"]["defaults"]

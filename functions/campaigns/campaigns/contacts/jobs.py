@@ -41,7 +41,7 @@ def start_job(a: str, job_id: str, now: str, total: int) -> dict | None:
         return job if job and job.get("status") == "running" else None
 
 
-def advance(a: str, job_id: str, expected_processed: int, delta: dict[str, int], errors: list[dict],
+def advance(a: str, job_id: str, expected_processed: int, delta: dict[str, int | float], errors: list[dict],
             job_errors_len: int) -> bool:
     """Commit one chunk's progress; False when another worker already advanced the job."""
     keep = errors[: max(0, MAX_ERRORS_KEPT - job_errors_len)]

@@ -1,24 +1,34 @@
 """Contact items and every index/counter that follows them.
 
-Items (``a`` = account id, ``cid`` = contact id, ``e`` = lower-cased email):
+Items (``a`` = account id, ``cid`` = contact id, ``e`` = lower-cased, trimmed email):
 
-- contact ``pk=ACCT#a#C#cid, sk=C``: the record (with ``version``). GSIs:
-  gsi1 ``ACCT#a#CONTACTS`` / ``cid`` (all, newest first), gsi2 ``ACCT#a#CSTATUS#<status>`` / ``cid``,
-  gsi3 ``ACCT#a#CEMAIL`` / ``e`` (email prefix search).
-- email ``pk=ACCT#a#EMAIL#e, sk=EMAIL``: uniqueness guard → ``contact_id``; carries ``status`` and
-  the name search keys: gsi1 ``ACCT#a#CNAME`` / ``"<first last>#cid"``, gsi2 ``ACCT#a#CLAST`` / ``"<last>#cid"``.
-- list member ``pk=ACCT#a#LIST#<lid>#M, sk=C#cid`` (``status``); tag member ``pk=ACCT#a#TAG#<tag>, sk=C#cid``.
+- contact ``pk=ACCT#a#C#cid, sk=C``: the record (with ``version``, ``email_l`` and ``seq``, a
+  ULID of its creation time). ``cid`` is ``keys.home_contact_id(a, e)`` (derived from the
+  address) unless the home key was taken at creation (see guards). GSIs:
+  gsi1 ``ACCT#a#CONTACTS`` / ``seq`` (all, newest first), gsi2 ``ACCT#a#CSTATUS#<status>`` / ``seq``,
+  gsi3 ``ACCT#a#CEMAIL`` / ``e`` (email prefix search), gsi4 ``ACCT#a#CNAME`` / ``"<first last>#cid"``
+  and gsi5 ``ACCT#a#CLAST`` / ``"<last>#cid"`` (name prefix search; only when the name is set).
+- moved-email guard ``pk=ACCT#a#EMAIL#e, sk=EMAIL`` → ``contact_id``: exists only while the
+  contact holding ``e`` is not at ``home_contact_id(a, e)``.
+- list member ``pk=ACCT#a#LIST#<lid>#M, sk=C#<seq>#cid`` (``contact_id``, ``status``); tag member
+  ``pk=ACCT#a#TAG#<tag>, sk=C#<seq>#cid``.
 - counters: ``STATS#CONTACTS`` (total + per status), list item (``contact_count`` + per status),
   ``TAGSTAT#<tag>`` (total + per status).
 
+Uniqueness of an address ``e`` (case-insensitive) — a contact "claims" ``e``:
+- at its home key (``cid == home(e)``): the contact put itself (``attribute_not_exists`` on
+  create, the version on update) plus a ConditionCheck that no guard for ``e`` exists;
+- elsewhere: a conditional put of the guard for ``e`` plus a ConditionCheck that the item at
+  ``home(e)`` is absent or holds another address.
+Changing the email away from a guarded address deletes that guard in the same transaction.
+
 ``change_ops(a, old, new)`` turns any transition (create, update, delete) into one
-transaction, so records, indexes and counters never disagree.
+transaction, so records, guards, indexes and counters never disagree.
 """
 from __future__ import annotations
 
-import random
-import time
 from collections import defaultdict
+from typing import NamedTuple
 
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed
@@ -46,49 +56,65 @@ def _name_l(c: dict) -> str:
 
 def contact_item(a: str, c: dict) -> dict:
     pk, sk = keys.contact_key(a, c["id"])
-    e = c["email"].lower()
-    return {**c, "pk": pk, "sk": sk, "email_l": e,
-            "gsi1pk": keys.all_contacts_gsi(a), "gsi1sk": c["id"],
-            "gsi2pk": keys.status_gsi(a, c["status"]), "gsi2sk": c["id"],
+    e = c["email"].strip().lower()
+    order = keys.contact_order(c)
+    item = {**c, "pk": pk, "sk": sk, "email_l": e,
+            "gsi1pk": keys.all_contacts_gsi(a), "gsi1sk": order,
+            "gsi2pk": keys.status_gsi(a, c["status"]), "gsi2sk": order,
             "gsi3pk": f"ACCT#{a}#CEMAIL", "gsi3sk": e}
-
-
-def email_item(a: str, c: dict) -> dict:
-    pk, sk = keys.email_key(a, c["email"].lower())
-    item = {"pk": pk, "sk": sk, "contact_id": c["id"], "status": c["status"]}
+    for attr in ("gsi4pk", "gsi4sk", "gsi5pk", "gsi5sk"):
+        item.pop(attr, None)
     name = _name_l(c)
     if name:
-        item.update(gsi1pk=f"ACCT#{a}#CNAME", gsi1sk=f"{name}#{c['id']}")
+        item.update(gsi4pk=f"ACCT#{a}#CNAME", gsi4sk=f"{name}#{c['id']}")
     last = (c.get("last_name") or "").strip().lower()
     if last:
-        item.update(gsi2pk=f"ACCT#{a}#CLAST", gsi2sk=f"{last}#{c['id']}")
+        item.update(gsi5pk=f"ACCT#{a}#CLAST", gsi5sk=f"{last}#{c['id']}")
     return item
+
+
+def is_home(a: str, cid: str, email_l: str) -> bool:
+    return cid == keys.home_contact_id(a, email_l)
+
+
+def _claim_ops(a: str, cid: str, e: str) -> list[dict]:
+    """Ops that make ``cid`` the holder of address ``e`` (see the module docstring)."""
+    if is_home(a, cid, e):
+        return [{"check": keys.email_key(a, e), "condition": "attribute_not_exists(pk)", "_kind": "email"}]
+    return [{"put": {"pk": keys.email_key(a, e)[0], "sk": keys.email_key(a, e)[1], "contact_id": cid},
+             "condition": "attribute_not_exists(pk)", "_kind": "email"},
+            {"check": keys.contact_key(a, keys.home_contact_id(a, e)),
+             "condition": "attribute_not_exists(pk) OR #el <> :el", "names": {"#el": "email_l"},
+             "values": {":el": e}, "_kind": "email"}]
 
 
 def change_ops(a: str, old: dict | None, new: dict | None, *, live_lists: set[str] | None = None) -> list[dict]:
     """Transaction ops for ``old → new`` (either may be ``None``). ``live_lists``: the old
     contact's lists that still exist (a deleted list's counters are not touched)."""
     ops: list[dict] = []
-    cid = (new or old)["id"]
+    cur = new if new is not None else old
+    assert cur is not None
+    cid = cur["id"]
     s0, s1 = (old or {}).get("status"), (new or {}).get("status")
+    e0 = (old or {}).get("email", "").strip().lower()
+    e1 = (new or {}).get("email", "").strip().lower()
     # the record
     if new is not None:
-        cond = ({"condition": "#v = :v", "names": {"#v": "version"}, "values": {":v": old["version"]}} if old
-                else {"condition": "attribute_not_exists(pk)"})
-        ops.append({"put": contact_item(a, new), **cond, "_kind": "version"})
+        if old:
+            ops.append({"put": contact_item(a, new), "condition": "#v = :v", "names": {"#v": "version"},
+                        "values": {":v": old["version"]}, "_kind": "version"})
+        else:  # a create at the home key fails here when the key is taken ("home")
+            ops.append({"put": contact_item(a, new), "condition": "attribute_not_exists(pk)",
+                        "_kind": "home" if is_home(a, cid, e1) else "version"})
     else:
+        assert old is not None
         ops.append({"delete": keys.contact_key(a, cid), "condition": "#v = :v", "names": {"#v": "version"},
                     "values": {":v": old["version"]}, "_kind": "version"})
-    # uniqueness guard (+ name search keys and status copy)
-    e0, e1 = (old or {}).get("email", "").lower(), (new or {}).get("email", "").lower()
-    if old and e0 != e1:
+    # uniqueness: release the old address's guard, claim the new address
+    if old and e0 != e1 and not is_home(a, cid, e0):
         ops.append({"delete": keys.email_key(a, e0), "_kind": "version"})
-    if new is not None:
-        item = email_item(a, new)
-        if e0 == e1:
-            ops.append({"put": item, "_kind": "version"})
-        else:
-            ops.append({"put": item, "condition": "attribute_not_exists(pk)", "_kind": "email"})
+    if new is not None and e0 != e1:
+        ops.extend(_claim_ops(a, cid, e1))
     # account counters
     add: dict[str, int] = defaultdict(int)
     if s0:
@@ -100,12 +126,13 @@ def change_ops(a: str, old: dict | None, new: dict | None, *, live_lists: set[st
     add = {k: v for k, v in add.items() if v}
     if add:
         ops.append({"update": keys.stats_key(a, "CONTACTS"), "add": add, "_kind": "stats"})
+    msk = keys.member_sk(cur)
     # lists
-    l0 = set((old or {}).get("lists") or ()) & (live_lists if live_lists is not None else set((old or {}).get("lists") or ()))
     l0_all = set((old or {}).get("lists") or ())
+    l0 = l0_all & (live_lists if live_lists is not None else l0_all)
     l1 = set((new or {}).get("lists") or ())
     for lid in sorted(l0_all | l1):
-        member = (keys.list_members_pk(a, lid), f"C#{cid}")
+        member = (keys.list_members_pk(a, lid), msk)
         delta = _delta(s0 if lid in l0 else None, s1 if lid in l1 else None, count="contact_count")
         if lid in l1:
             if lid not in l0_all or s0 != s1:
@@ -119,7 +146,7 @@ def change_ops(a: str, old: dict | None, new: dict | None, *, live_lists: set[st
     # tags
     t0, t1 = set((old or {}).get("tags") or ()), set((new or {}).get("tags") or ())
     for tag in sorted(t0 | t1):
-        member = (keys.tag_members_pk(a, tag), f"C#{cid}")
+        member = (keys.tag_members_pk(a, tag), msk)
         if tag in t1 and (tag not in t0 or s0 != s1):
             ops.append({"put": {"pk": member[0], "sk": member[1], "contact_id": cid, "status": s1},
                         "_kind": "tag"})
@@ -143,32 +170,31 @@ def _delta(s0: str | None, s1: str | None, *, count: str) -> dict[str, int]:
 
 
 def write(ops: list[dict]) -> None:
-    """Run ``change_ops`` as one transaction (retrying transaction conflicts)."""
+    """Run ``change_ops`` as one transaction (``Table.transact`` rides out contention)."""
     if len(ops) > 100:
         raise WriteConflict("too_many")
     clean = [{k: v for k, v in op.items() if k != "_kind"} for op in ops]
-    for attempt in range(6):
-        try:
-            table().transact(clean)
-            return
-        except ConditionFailed as exc:
-            reasons = exc.reasons
-            if "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons and attempt < 5:
-                time.sleep(random.uniform(0.01, 0.05) * (2 ** attempt))
-                continue
-            for op, reason in zip(ops, reasons, strict=False):
-                if reason == "ConditionalCheckFailed":
-                    raise WriteConflict(op["_kind"]) from None
-            raise WriteConflict("version") from None
+    try:
+        table().transact(clean)
+    except ConditionFailed as exc:
+        for op, reason in zip(ops, exc.reasons, strict=False):
+            if reason == "ConditionalCheckFailed":
+                raise WriteConflict(op["_kind"]) from None
+        raise WriteConflict("version") from None
 
 
 def write_batch(ops: list[dict]) -> int:
-    """Apply the ops of many *new* contacts without transactions: items with BatchWriteItem
-    (25 a call), counter deltas merged into one UpdateItem per counter item. Returns the
-    number of items written."""
+    """Apply the ops of many *new* contacts at their home keys without transactions: items
+    with BatchWriteItem (25 a call), counter deltas merged into one UpdateItem per counter
+    item. The uniqueness checks (``check`` ops) were done just before by ``probe_emails``.
+    Returns the number of items written."""
     puts: list[dict] = []
     counters: dict[tuple[str, str], dict] = {}
     for op in ops:
+        if "check" in op:
+            continue
+        if "delete" in op:
+            raise ValueError("write_batch only creates")
         if "put" in op:
             puts.append(op["put"])
         elif "update" in op:
@@ -189,13 +215,48 @@ def get(a: str, cid: str, *, consistent: bool = False) -> dict | None:
     return table().get(*keys.contact_key(a, cid), consistent=consistent)
 
 
-def get_email(a: str, email_l: str) -> dict | None:
-    return table().get(*keys.email_key(a, email_l), consistent=True)
+class Probe(NamedTuple):
+    """What holds an address: ``contact_id`` of its holder (``None`` when free); ``home_taken``:
+    the address is free but its home key holds a contact that moved to another address (a
+    new contact of this address needs a fallback id and a guard)."""
+
+    contact_id: str | None
+    home_taken: bool = False
+    contact: dict | None = None
 
 
-def email_items(a: str, emails_l: list[str]) -> dict[str, dict]:
-    got = table().batch_get([keys.email_key(a, e) for e in emails_l], consistent=True)
-    return {i["pk"].split("#EMAIL#", 1)[1]: i for i in got}
+def probe_emails(a: str, emails_l: list[str]) -> dict[str, Probe]:
+    """One consistent BatchGetItem of the home contact keys and guard keys of the addresses
+    (≤ 50 keys for 25 addresses)."""
+    emails_l = list(dict.fromkeys(emails_l))
+    if not emails_l:
+        return {}
+    home = {e: keys.home_contact_id(a, e) for e in emails_l}
+    want = [keys.contact_key(a, home[e]) for e in emails_l] + [keys.email_key(a, e) for e in emails_l]
+    got = {(i["pk"], i["sk"]): i for i in table().batch_get(want, consistent=True)}
+    out: dict[str, Probe] = {}
+    for e in emails_l:
+        guard = got.get(keys.email_key(a, e))
+        contact = got.get(keys.contact_key(a, home[e]))
+        if guard is not None:
+            out[e] = Probe(guard["contact_id"])
+        elif contact is not None and contact.get("email_l") == e:
+            out[e] = Probe(contact["id"], contact=contact)
+        else:
+            out[e] = Probe(None, home_taken=contact is not None)
+    return out
+
+
+def find_by_emails(a: str, emails_l: list[str]) -> dict[str, dict]:
+    """The contacts holding these addresses (keys: the lower-cased addresses): one
+    BatchGetItem, plus one for addresses held through a guard."""
+    probes = probe_emails(a, [e.strip().lower() for e in emails_l if e and e.strip()])
+    out = {e: p.contact for e, p in probes.items() if p.contact is not None}
+    moved = {p.contact_id: e for e, p in probes.items() if p.contact is None and p.contact_id}
+    if moved:
+        for cid, c in contacts_by_id(a, list(moved), consistent=True).items():
+            out[moved[cid]] = c
+    return out
 
 
 def contacts_by_id(a: str, cids: list[str], *, consistent: bool = False) -> dict[str, dict]:
@@ -205,7 +266,7 @@ def contacts_by_id(a: str, cids: list[str], *, consistent: bool = False) -> dict
     return {i["id"]: i for i in got}
 
 
-def counters(a: str, *, list_id: str | None = None, tag: str | None = None) -> dict[str, dict]:
+def counters(a: str, *, list_id: str | None = None, tag: str | None = None) -> dict[str, dict | None]:
     """The contact, list and tag counter items in one BatchGetItem."""
     want = {"contacts": keys.stats_key(a, "CONTACTS")}
     if list_id:
@@ -227,22 +288,22 @@ def query_source(source: str, a: str, *, value: str | None, status: str | None, 
     if source == "all":
         return t.query(keys.all_contacts_gsi(a), index="gsi1", limit=limit, cursor=cursor, forward=False)
     if source == "status":
-        return t.query(keys.status_gsi(a, status), index="gsi2", limit=limit, cursor=cursor, forward=False)
+        return t.query(keys.status_gsi(a, status or ""), index="gsi2", limit=limit, cursor=cursor, forward=False)
     if source == "list":
-        return t.query(keys.list_members_pk(a, value), filter=flt, limit=limit, cursor=cursor, forward=False)
+        return t.query(keys.list_members_pk(a, value or ""), filter=flt, limit=limit, cursor=cursor, forward=False)
     if source == "tag":
-        return t.query(keys.tag_members_pk(a, value), filter=flt, limit=limit, cursor=cursor, forward=False)
+        return t.query(keys.tag_members_pk(a, value or ""), filter=flt, limit=limit, cursor=cursor, forward=False)
     if source == "email":
         return t.query(f"ACCT#{a}#CEMAIL", index="gsi3", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
     if source == "name":
-        return t.query(f"ACCT#{a}#CNAME", index="gsi1", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
+        return t.query(f"ACCT#{a}#CNAME", index="gsi4", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
     if source == "last":
-        return t.query(f"ACCT#{a}#CLAST", index="gsi2", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
+        return t.query(f"ACCT#{a}#CLAST", index="gsi5", sk_prefix=value, filter=flt, limit=limit, cursor=cursor)
     raise ValueError(source)
 
 
-SOURCE_INDEX = {"all": "gsi1", "status": "gsi2", "list": None, "tag": None, "email": "gsi3", "name": "gsi1",
-                "last": "gsi2"}
+SOURCE_INDEX = {"all": "gsi1", "status": "gsi2", "list": None, "tag": None, "email": "gsi3", "name": "gsi4",
+                "last": "gsi5"}
 
 
 def source_pk(source: str, a: str, value: str | None, status: str | None) -> tuple[str, str]:
@@ -253,8 +314,8 @@ def source_pk(source: str, a: str, value: str | None, status: str | None) -> tup
         "list": ("pk", keys.list_members_pk(a, value or "")),
         "tag": ("pk", keys.tag_members_pk(a, value or "")),
         "email": ("gsi3pk", f"ACCT#{a}#CEMAIL"),
-        "name": ("gsi1pk", f"ACCT#{a}#CNAME"),
-        "last": ("gsi2pk", f"ACCT#{a}#CLAST"),
+        "name": ("gsi4pk", f"ACCT#{a}#CNAME"),
+        "last": ("gsi5pk", f"ACCT#{a}#CLAST"),
     }[source]
 
 

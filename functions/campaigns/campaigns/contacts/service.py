@@ -23,6 +23,7 @@ from lambdakit.http import parse_model
 from lambdakit.pagination import page_meta, page_request
 
 from ..common.emails import InvalidEmail, email_key, normalise_email
+from ..common.keys import home_contact_id
 from ..common.pages import key_of, make_cursor, parse_cursor, walk
 from ..lists import repository as lists_repo
 from ..settings import settings
@@ -48,20 +49,53 @@ def _live_lists(a: str, contact: dict | None) -> set[str]:
     return set(lists_repo.get_many(a, lids)) if lids else set()
 
 
+def _email_conflict() -> Conflict:
+    return Conflict("A contact with this email already exists",
+                    details={"email": "A contact with this email already exists"})
+
+
 def _apply(a: str, old: dict | None, new: dict | None) -> None:
+    """One transaction for ``old → new``; a failed create at the home key (``WriteConflict``
+    ``home``) is left to the caller (``_create``)."""
     ops = repo.change_ops(a, old, new, live_lists=_live_lists(a, old) if old else None)
     try:
         repo.write(ops)
     except repo.WriteConflict as exc:
         if exc.kind == "email":
-            raise Conflict("A contact with this email already exists",
-                           details={"email": "A contact with this email already exists"}) from None
+            raise _email_conflict() from None
+        if exc.kind == "home":
+            raise
         if exc.kind == "list":
             raise ValidationFailed("Unknown list", fields={"lists": "One of the lists does not exist"}) from None
         if exc.kind == "too_many":
             raise ValidationFailed("Too many list and tag changes at once",
                                    fields={"lists": "Change fewer lists and tags in one request"}) from None
         raise
+
+
+def new_contact_id(a: str, email: str) -> str:
+    """The contact id a new contact of ``email`` tries first (its home key)."""
+    return home_contact_id(a, email_key(email))
+
+
+def _create(a: str, c: dict) -> None:
+    """Write a new contact: at its home key; when that key holds a contact whose email has
+    since changed, at a random id with a guard for the address (``repository`` docstring).
+    Raises 409 ``CONFLICT`` when another contact holds the address."""
+    e = email_key(c["email"])
+    for _ in range(4):
+        try:
+            _apply(a, None, c)
+            return
+        except repo.WriteConflict as exc:
+            if exc.kind != "home":
+                raise
+        home = repo.get(a, c["id"], consistent=True)
+        if home is not None and home.get("email_l") == e:
+            raise _email_conflict()
+        if home is not None:
+            c["id"] = ids.sortable_id().lower()  # fallback id; the guard makes the address unique
+    raise ApiError("The contact changed concurrently; retry", code="CONFLICT", status=409)
 
 
 def _retrying(fn, attempts: int = 4):
@@ -83,11 +117,11 @@ def create(a: str, body: dict) -> dict:
 
         require_lists(a, lists)
     now = clock.now_iso()
-    c = {"id": ids.sortable_id().lower(), "account_id": a, "email": req.email, "first_name": req.first_name or "",
-         "last_name": req.last_name or "", "phone": req.phone or "", "tags": req.tags or [],
-         "custom_fields": req.custom_fields or {}, "lists": lists, "status": req.status or "active",
-         "created_at": now, "updated_at": now, "version": 1}
-    _apply(a, None, c)
+    c = {"id": new_contact_id(a, req.email), "seq": ids.sortable_id().lower(), "account_id": a,
+         "email": req.email, "first_name": req.first_name or "", "last_name": req.last_name or "",
+         "phone": req.phone or "", "tags": req.tags or [], "custom_fields": req.custom_fields or {},
+         "lists": lists, "status": req.status or "active", "created_at": now, "updated_at": now, "version": 1}
+    _create(a, c)
     if c["status"] == "active":
         _emit(a, "contact.subscribed", {"contact_id": c["id"], "email": c["email"], "lists": lists,
                                         "subscribed_at": now})
@@ -106,8 +140,8 @@ def get(a: str, cid: str) -> dict:
 
 
 def find_by_email(a: str, email: str) -> dict | None:
-    item = repo.get_email(a, email_key(email))
-    return repo.get(a, item["contact_id"], consistent=True) if item else None
+    e = email_key(email)
+    return repo.find_by_emails(a, [e]).get(e)
 
 
 def update(a: str, cid: str, body: dict) -> dict:
@@ -214,7 +248,7 @@ def detach_list(a: str, list_id: str, *, budget_items: int = 25) -> bool:
     while done < budget_items:
         members, cursor = repo.members_of_list(a, list_id, min(100, budget_items - done), cursor)
         for m in members:
-            _detach_one(a, list_id, m["contact_id"])
+            _detach_one(a, list_id, m["contact_id"], m["sk"])
             done += 1
         if not cursor:
             return False
@@ -224,11 +258,11 @@ def detach_list(a: str, list_id: str, *, budget_items: int = 25) -> bool:
     return True
 
 
-def _detach_one(a: str, list_id: str, cid: str) -> None:
+def _detach_one(a: str, list_id: str, cid: str, member_sk: str) -> None:
     def attempt():
         old = repo.get(a, cid, consistent=True)
         if old is None or list_id not in (old.get("lists") or []):
-            repo.table().delete(f"ACCT#{a}#LIST#{list_id}#M", f"C#{cid}")
+            repo.table().delete(f"ACCT#{a}#LIST#{list_id}#M", member_sk)
             return
         new = {**old, "lists": [x for x in old["lists"] if x != list_id], "version": int(old["version"]) + 1,
                "updated_at": clock.now_iso()}
@@ -470,7 +504,7 @@ def import_file(a: str, form) -> dict:
     limit = settings().import_max_sync_rows
     _, it = importer.rows(text)
     batch: list = []
-    total = {"imported": 0, "updated": 0, "skipped": 0, "errors": []}
+    total: dict[str, Any] = {"imported": 0, "updated": 0, "skipped": 0, "errors": []}
     seen: set[str] = set()
     n = 0
     chunks = []

@@ -1,6 +1,6 @@
 """List items: ``pk=ACCT#<a>``, ``sk=LIST#<id>`` carrying the list's member counters
 (``contact_count`` and one counter per contact status), plus the ``STATS#LISTS`` counter
-item (``total``). Members are ``pk=ACCT#<a>#LIST#<id>#M``, ``sk=C#<contact_id>`` (owned by
+item (``total``). Members are ``pk=ACCT#<a>#LIST#<id>#M``, ``sk=C#<seq>#<contact_id>`` (owned by
 contacts)."""
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Read/write access to the audience slice's contacts, lists and templates (one adapter, so the
 sending side depends on their key design in one place: ``campaigns.common.keys``).
 
-Contacts: ``ACCT#{a}#C#{id}`` / ``C``; email lookup ``ACCT#{a}#EMAIL#{email}`` / ``EMAIL``;
-list members ``ACCT#{a}#LIST#{id}#M`` / ``C#{contact_id}``; list counters on ``ACCT#{a}`` /
+Contacts: ``ACCT#{a}#C#{id}`` / ``C``; email lookup through ``contacts.repository.find_by_emails``;
+list members ``ACCT#{a}#LIST#{id}#M`` / ``C#{seq}#{contact_id}`` (``contact_id`` attribute); list counters on ``ACCT#{a}`` /
 ``LIST#{id}`` (``active``, ``unsubscribed``, ``bounced``, ``contact_count``).
 Status changes go through the contacts service when it offers them (it keeps the counters).
 """
@@ -48,14 +48,11 @@ def get_contacts(account_id: str, contact_ids: list[str]) -> dict[str, dict]:
 
 
 def find_by_emails(account_id: str, emails: list[str]) -> dict[str, dict]:
-    """Contacts of these addresses (lower-cased keys), for suppression of non-campaign sends."""
-    lowered = list(dict.fromkeys(e.strip().lower() for e in emails if e))
-    if not lowered:
-        return {}
-    refs = table().batch_get([keys.email_key(account_id, e) for e in lowered])
-    ids_ = {str(r["contact_id"]): str(r["pk"]).rpartition("#EMAIL#")[2] for r in refs if r.get("contact_id")}
-    contacts = get_contacts(account_id, list(ids_)) if ids_ else {}
-    return {ids_[cid]: c for cid, c in contacts.items() if cid in ids_}
+    """Contacts of these addresses (lower-cased keys), for suppression of non-campaign sends
+    (the contacts repository resolves addresses: home keys and moved-email guards)."""
+    from ..contacts import repository as contacts_repo
+
+    return contacts_repo.find_by_emails(account_id, list(dict.fromkeys(e.strip().lower() for e in emails if e)))
 
 
 def find_by_email(account_id: str, email: str) -> dict | None:

@@ -9,12 +9,16 @@ page exists.
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from lambdakit import clock
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import repository as repo
+
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
 
 MAX_SCANNED_PAGES = 25
 PUBLIC = ("id", "user_id", "client_id", "action", "entity_type", "entity_id", "metadata", "ip_address",
@@ -56,7 +60,7 @@ def list_logs(req: PageRequest, *, user_id: str | None, action: str | None, enti
         index, pk, counter = None, f"AUDIT#ENTITY#{entity_type}", f"ENTITY#{entity_type}"
     else:
         index, pk, counter = "gsi1", "AUDIT", "ALL"
-    flt = None
+    flt: ConditionBase | None = None
     for f in filters:
         flt = f if flt is None else flt & f
     need = req.offset + req.limit + 1

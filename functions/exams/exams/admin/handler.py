@@ -8,7 +8,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import SUPER_ADMIN, principal, require
+from ..identity import SUPER_ADMIN, require, signed_in
 from ..settings import settings
 from . import auditlog, platform
 from .models import SettingsUpdate
@@ -34,7 +34,7 @@ def put_settings():
             changes.pop(k)
     if changes.get("announcement_banner") == "":
         changes["announcement_banner"] = None
-    return ok(platform.update(changes, actor_id=principal(router).user_id), "Settings updated")
+    return ok(platform.update(changes, actor_id=signed_in(router).user_id), "Settings updated")
 
 
 @router.get("/api/superadmin/audit-logs", summary="Audit log (paginated, 50 per page by default)",

@@ -6,6 +6,8 @@ PUT takes effect on the very next request in every Lambda container.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from lambdakit import ratelimit
 from lambdakit.ddb import Table
 
@@ -25,8 +27,8 @@ def get_settings() -> dict | None:
 def update_settings(changes: dict, *, before: dict | None) -> dict:
     """Set ``changes`` and bump ``version``; optimistic check against the item read before
     (``ConditionFailed`` when someone else wrote in between)."""
-    names = {"#ver": "version"}
-    values = None
+    names: dict[str, str] | None = {"#ver": "version"}
+    values: dict[str, Any] | None = None
     if before is None:
         cond, names = "attribute_not_exists(pk)", None
     elif before.get("version") is None:

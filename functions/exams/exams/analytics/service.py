@@ -186,7 +186,7 @@ def _expiring(days: int = 30, limit: int = 100) -> list[dict]:
     horizon = (clock.now() + _d.timedelta(days=days)).strftime("%Y-%m-%d")
     subs, _more = billing_repo.expiring_between(clock.today(), horizon, limit)
     names = repo.clients([s["client_id"] for s in subs]) if subs else {}
-    return [{"client_id": s.get("client_id"), "name": (names.get(s.get("client_id")) or {}).get("name"),
+    return [{"client_id": s["client_id"], "name": (names.get(s["client_id"]) or {}).get("name"),
              "plan_id": s.get("plan_id"), "status": s.get("status"), "expiry_date": s.get("expiry_date")}
             for s in subs]
 

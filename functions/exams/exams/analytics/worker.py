@@ -3,7 +3,7 @@ and test statistics exactly once (idempotency markers in the same transactions).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
@@ -12,6 +12,9 @@ from lambdakit import clock
 
 from ..http import logger
 from . import service
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -23,6 +26,6 @@ def handle(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context(clear_state=True)
-def lambda_handler(event: dict, context: Any) -> dict:
+def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
     _ = clock
     return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)

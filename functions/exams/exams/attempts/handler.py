@@ -11,7 +11,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
 from . import service
 from .models import BatchAnswer, GradesIn, SingleAnswer, StartIn, SubmitIn
 
@@ -54,7 +54,7 @@ def get_attempt(attemptId: str):
              openapi_extensions=doc(body="exams.attempts.models:BatchAnswers", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_batch():
     ev = router.current_event
-    raw = ev.body
+    raw: str | bytes | None = ev.body
     if ev.is_base64_encoded and raw:
         import base64
 
@@ -120,7 +120,7 @@ def submit(attemptId: str):
             openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
 def grades(attemptId: str):
     body = parse_model(GradesIn, json_object(router))
-    return ok(service.set_grades(principal(router), attemptId, [g.model_dump() for g in body.grades]),
+    return ok(service.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
               "Grades saved")
 
 

@@ -53,9 +53,9 @@ def build_attempt_paper(test: dict, question_types: dict[str, str], *, rng: rand
             r.shuffle(qids)
         dur = int(float(s["duration_minutes"]) * 60) if timed else None
         sections_out.append({"id": s["id"], "title": s.get("title") or s["id"], "start_offset": offset if timed else 0,
-                             "end_offset": offset + dur if timed else None,
+                             "end_offset": offset + dur if dur is not None else None,
                              "lock_navigation": bool(s.get("lock_navigation")), "question_ids": qids})
-        if timed:
+        if dur is not None:
             offset += dur
         shuffle_opts = s.get("shuffle_options")
         if shuffle_opts is None:

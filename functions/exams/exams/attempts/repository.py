@@ -13,8 +13,6 @@ question/option order and section windows, results after grading. Indexes:
 from __future__ import annotations
 
 import json
-import random
-import time
 from typing import Any
 
 from lambdakit import aws
@@ -127,15 +125,7 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
         ops.append({"check": (f"TEST#{a['test_id']}", "META"), "condition": test_cond, "names": {"#st": "status"},
                     "values": test_values})
     ops = [{k: v for k, v in op.items() if v is not None} for op in ops]
-    for i in range(6):
-        try:
-            table().transact(ops)
-            break
-        except ConditionFailed as exc:
-            if "TransactionConflict" in exc.reasons and i < 5:
-                time.sleep(random.uniform(0.01, 0.05) * (i + 1))
-                continue
-            raise
+    table().transact(ops)  # contention (TransactionConflict) is retried inside Table.transact
     # hot counters outside the transaction (plain atomic ADDs never conflict)
     t = table()
     t.increment(f"TATT#{a['test_id']}", "COUNT", {"started": 1})
@@ -146,7 +136,7 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
     t.increment(f"ACT#{day}", f"CLIENT#{a['client_id']}", {"started": 1})
 
 
-def bump_activity(day: str, client_id: str, **adds: int) -> None:
+def bump_activity(day: str, client_id: str, **adds: int | float) -> None:
     t = table()
     t.increment(f"ACT#{day}", "GLOBAL", adds)
     t.increment(f"ACT#{day}", f"CLIENT#{client_id}", adds)

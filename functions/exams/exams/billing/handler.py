@@ -9,7 +9,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, SUPER_ADMIN, principal, require
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
 from . import packages, subscriptions
 from .models import PackageApproval, PackageRequestCreate, SubscriptionRequestCreate, SubscriptionUpdate
 
@@ -36,7 +36,7 @@ def list_subscriptions():
 def update_subscription(clientId: str):
     body = parse_model(SubscriptionUpdate, json_object(router))
     expiry = body.expiry_date if "expiry_date" in body.model_fields_set else subscriptions.DEFAULT_EXPIRY
-    sub = subscriptions.change_plan(principal(router), clientId, body.plan_id, expiry, source="superadmin")
+    sub = subscriptions.change_plan(signed_in(router), clientId, body.plan_id, expiry, source="superadmin")
     return ok(sub, "Subscription updated")
 
 
@@ -44,7 +44,7 @@ def update_subscription(clientId: str):
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
             openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:SubscriptionRequest", paginated=True, errors=(503,)))
 def list_subscription_requests():
-    items, meta = subscriptions.list_requests(principal(router), query(router, "client_id") or None, _page())
+    items, meta = subscriptions.list_requests(signed_in(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)
 
 
@@ -53,7 +53,7 @@ def list_subscription_requests():
              openapi_extensions=doc(body="exams.billing.models:SubscriptionRequestCreate", response="exams.billing.models:SubscriptionRequest", status=201, errors=(409, 503)))
 def create_subscription_request():
     body = parse_model(SubscriptionRequestCreate, json_object(router))
-    return ok(subscriptions.create_request(principal(router), body.plan_id, body.note), "Request submitted",
+    return ok(subscriptions.create_request(signed_in(router), body.plan_id, body.note), "Request submitted",
               status=201)
 
 
@@ -61,7 +61,7 @@ def create_subscription_request():
             middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(response="exams.billing.models:SubscriptionRequest", errors=(409, 503)))
 def approve_subscription_request(requestId: str):
-    return ok(subscriptions.approve_request(principal(router), requestId), "Request approved")
+    return ok(subscriptions.approve_request(signed_in(router), requestId), "Request approved")
 
 
 @router.post("/api/packages/request", summary="Request a pay-per-test package (client admin)",
@@ -69,7 +69,7 @@ def approve_subscription_request(requestId: str):
              openapi_extensions=doc(body="exams.billing.models:PackageRequestCreate", response="exams.billing.models:Package", status=201, errors=(503,)))
 def request_package():
     body = parse_model(PackageRequestCreate, json_object(router))
-    return ok(packages.request_package(principal(router), body.package_type), "Package requested", status=201)
+    return ok(packages.request_package(signed_in(router), body.package_type), "Package requested", status=201)
 
 
 @router.get("/api/packages/requests", summary="List package purchases (super admin)",
@@ -88,14 +88,14 @@ def list_package_requests():
             openapi_extensions=doc(body="exams.billing.models:PackageApproval", response="exams.billing.models:Package", errors=(409, 503)))
 def approve_package(requestId: str):
     body = parse_model(PackageApproval, json_object(router, required=False))
-    return ok(packages.approve(principal(router), requestId, body.model_dump()), "Package approved")
+    return ok(packages.approve(signed_in(router), requestId, body.model_dump()), "Package approved")
 
 
 @router.get("/api/packages/available", summary="Available packages of the caller's tenant",
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
             openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
 def list_available_packages():
-    items, meta = packages.list_available(principal(router), query(router, "client_id") or None, _page())
+    items, meta = packages.list_available(signed_in(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)
 
 

@@ -1,6 +1,8 @@
 """Pay-per-test packages (domain): requested → available (SA approval) → used (test creation)."""
 from __future__ import annotations
 
+from typing import Any
+
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, ConditionFailed
 from lambdakit.pagination import PageRequest, page_meta
@@ -21,9 +23,10 @@ def public(p: dict) -> dict:
 def request_package(actor: Principal, package_type: str) -> dict:
     cat = PACKAGES[package_type]
     now = clock.now_iso()
-    pkg = {"id": ids.new_id(), "client_id": actor.client_id, "package_type": package_type, "status": "requested",
-           "price_inr": cat.price_inr, "max_questions": cat.max_questions, "max_candidates": cat.max_candidates,
-           "features": sorted(cat.features), "requested_by": actor.user_id, "created_at": now, "updated_at": now}
+    pkg: dict[str, Any] = {
+        "id": ids.new_id(), "client_id": actor.client_id, "package_type": package_type, "status": "requested",
+        "price_inr": cat.price_inr, "max_questions": cat.max_questions, "max_candidates": cat.max_candidates,
+        "features": sorted(cat.features), "requested_by": actor.user_id, "created_at": now, "updated_at": now}
     repo.put_package(pkg)
     audit.record("package.request", "package", pkg["id"], user_id=actor.user_id, client_id=actor.client_id,
                  metadata={"after": {"package_type": package_type, "status": "requested"}})

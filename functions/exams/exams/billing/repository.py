@@ -107,7 +107,7 @@ def change_subscription(cid: str, *, old_plan: str, new_sub: dict, history: dict
     """Plan/expiry change + history row + plan distribution counters (+ e.g. a request approval)
     in one transaction, conditional on the plan read before (no lost updates)."""
     idx = expiry_keys(cid, new_sub.get("expiry_date"))
-    ops = [
+    ops: list[dict[str, Any]] = [
         {"update": (client_pk(cid), "SUBSCRIPTION"), "set": {**new_sub, **idx},
          **({} if idx else {"remove": ["gsi2pk", "gsi2sk"]}),
          "condition": "attribute_exists(pk) AND #plan = :old", "names": {"#plan": "plan_id"},

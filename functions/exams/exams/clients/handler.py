@@ -8,7 +8,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import SUPER_ADMIN, principal, require
+from ..identity import SUPER_ADMIN, require, signed_in
 from . import service
 from .models import CreateClient, UpdateClient
 
@@ -29,7 +29,7 @@ def list_clients():
              openapi_extensions=doc(body="exams.clients.models:CreateClient", response="exams.clients.models:ClientDetail", status=201, errors=(409, 503)))
 def create_client():
     body = parse_model(CreateClient, json_object(router))
-    return ok(service.create_client(principal(router), body), "Client created", status=201)
+    return ok(service.create_client(signed_in(router), body), "Client created", status=201)
 
 
 @router.put("/api/clients/<clientId>", summary="Update a client (name, address, logo, status, limits)",
@@ -37,7 +37,7 @@ def create_client():
             openapi_extensions=doc(body="exams.clients.models:UpdateClient", response="exams.clients.models:ClientDetail", errors=(409, 503)))
 def update_client(clientId: str):
     body = parse_model(UpdateClient, json_object(router))
-    return ok(service.update_client(principal(router), clientId, body), "Client updated")
+    return ok(service.update_client(signed_in(router), clientId, body), "Client updated")
 
 
 app = build_app(router)

@@ -20,7 +20,7 @@ CONTEXT_KEY = "exams.auth"
 
 __all__ = [
     "Principal", "Identity", "SUPER_ADMIN", "CLIENT_ADMIN", "STUDENT", "ROLES",
-    "require", "optional_auth", "principal", "identity", "auth_state",
+    "require", "optional_auth", "principal", "signed_in", "identity", "auth_state",
     "ensure_same_tenant", "ensure_object_tenant", "ensure_owner", "tenant_scope", "forbidden",
 ]
 
@@ -35,6 +35,15 @@ def auth_state(app: Any) -> AuthState:
 def principal(app: Any) -> Principal | None:
     state = app.context.get(CONTEXT_KEY)
     return state.principal if state else None
+
+
+def signed_in(app: Any) -> Principal:
+    """The caller of a route guarded by ``require(...)``: never ``None`` there (the middleware
+    answered 401/403 already); the check keeps that guarantee explicit for the type checker."""
+    p = principal(app)
+    if p is None:
+        raise ApiError("Authorization bearer token is required", code="MISSING_AUTH_TOKEN", status=401)
+    return p
 
 
 def identity(app: Any) -> Identity | None:

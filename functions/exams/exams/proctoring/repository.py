@@ -7,7 +7,7 @@ Evidence objects: ``s3://<evidence bucket>/evidence/<client>/<attempt>/<event>.<
 """
 from __future__ import annotations
 
-import time
+from typing import Any
 
 from lambdakit import aws
 from lambdakit.errors import ConditionFailed
@@ -29,7 +29,7 @@ def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> 
     being in progress (``NotInProgress`` otherwise: nothing is recorded after submission).
     ``Duplicate`` when an event of the same type was accepted within the window; transaction
     conflicts are retried."""
-    ops = [
+    ops: list[dict[str, Any]] = [
         {"put": {"pk": f"ATTEMPT#{attempt_id}", "sk": f"P#DEDUP#{event['event_type']}", "last_ts": event["ts"],
                  "event_id": event["id"]},
          "condition": "attribute_not_exists(pk) OR last_ts <= :cut", "values": {":cut": dedup_cutoff}},
@@ -38,19 +38,14 @@ def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> 
          "condition": "attribute_exists(pk) AND #st = :ip", "names": {"#st": "status"},
          "values": {":ip": "in_progress"}},
     ]
-    for attempt in range(6):
-        try:
-            table().transact(ops)
-            return
-        except ConditionFailed as exc:
-            if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
-                raise NotInProgress() from None
-            if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-                raise Duplicate() from None
-            if "TransactionConflict" in exc.reasons and attempt < 5:
-                time.sleep(0.02 * (attempt + 1))
-                continue
-            raise
+    try:  # contention (TransactionConflict) is retried inside Table.transact
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
+            raise NotInProgress() from None
+        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            raise Duplicate() from None
+        raise
 
 
 def dedup_marker(attempt_id: str, event_type: str) -> dict | None:

@@ -9,7 +9,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, SUPER_ADMIN, principal, require
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
 from ..settings import settings
 from . import service
 from .models import QuestionIn
@@ -23,7 +23,7 @@ router = APIGatewayHttpRouter()
             openapi_extensions=doc(query="exams.questions.models:QuestionListQuery", response="exams.questions.models:Question", paginated=True, errors=(503,)))
 def list_questions():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=50, max_limit=200)
-    items, total, nxt = service.list_questions(principal(router), query(router, "client_id"),
+    items, total, nxt = service.list_questions(signed_in(router), query(router, "client_id"),
                                                query(router, "folder_id"), page=req.page, limit=req.limit,
                                                cursor=query(router, "cursor"))
     return paginated(items, page_meta(req, total), next_cursor=nxt)
@@ -33,7 +33,7 @@ def list_questions():
              openapi_extensions=doc(body="exams.questions.models:QuestionIn", response="exams.questions.models:Question", status=201, errors=(409, 503)))
 def create_question():
     body = parse_model(QuestionIn, json_object(router))
-    return ok(service.create(principal(router), body.model_dump()), "Question created", 201)
+    return ok(service.create(signed_in(router), body.model_dump()), "Question created", 201)
 
 
 @router.post("/api/questions/import", summary="Import questions from CSV (all-or-nothing)",
@@ -62,7 +62,7 @@ def import_questions():
         data = body
     else:
         raise ValidationFailed("Expected multipart/form-data with a CSV file", fields={"file": "Required"})
-    result = service.import_csv(principal(router), data,
+    result = service.import_csv(signed_in(router), data,
                                 client_id=fields.get("client_id") or query(router, "client_id"),
                                 folder_id=fields.get("folder_id") or query(router, "folder_id"),
                                 package_id=fields.get("package_id") or query(router, "package_id"),
@@ -77,7 +77,7 @@ def rollback_import():
     batch = query(router, "import_batch_id")
     if not batch:
         raise ValidationFailed("import_batch_id is required", fields={"import_batch_id": "Required"})
-    return ok(service.rollback(principal(router), batch), "Import batch rolled back")
+    return ok(service.rollback(signed_in(router), batch), "Import batch rolled back")
 
 
 app = build_app(router)

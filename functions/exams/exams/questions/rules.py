@@ -42,8 +42,9 @@ def normalise_question(d: dict[str, Any]) -> dict[str, Any]:
         if v and len(v) > MAX_OPTION:
             raise RuleError(f"option_{k.lower()}", f"option_{k.lower()} must be at most {MAX_OPTION} characters")
         out[f"option_{k.lower()}"] = v or None
+    raw_marks = d.get("marks")
     try:
-        marks = float(d.get("marks") if d.get("marks") not in (None, "") else 1)
+        marks = float(1 if raw_marks is None or raw_marks == "" else raw_marks)
     except (TypeError, ValueError):
         raise RuleError("marks", "marks must be a number") from None
     if not (0 < marks <= 1000):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lambdakit.errors import ApiError
 
@@ -31,7 +32,9 @@ def report(p: Principal | None, attempt_id: str, token: str | None) -> tuple[byt
     keys = key_item.get("keys") or {}
     istats = anrepo.item_stats(a["test_id"])
     results = {r["question_id"]: r for r in a.get("results") or []}
-    questions, sections, bands = [], {}, {}
+    questions: list[dict[str, Any]] = []
+    sections: dict[str, dict[str, Any]] = {}
+    bands: dict[str, dict[str, Any]] = {}
     for o in a.get("order") or []:
         qid = o["question_id"]
         q, r, k = papers.get(qid, {}), results.get(qid, {}), keys.get(qid, {})

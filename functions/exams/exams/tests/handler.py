@@ -8,7 +8,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, optional_auth, principal, require
+from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, optional_auth, principal, require, signed_in
 from . import service
 from .models import CloneIn, TestCreate, TestFields
 
@@ -36,13 +36,13 @@ def list_tests():
              openapi_extensions=doc(body="exams.tests.models:TestCreate", response="exams.tests.models:TestOut", status=201, errors=(409, 503)))
 def create_test():
     body = parse_model(TestCreate, json_object(router))
-    return ok(service.create(principal(router), body.model_dump()), "Test created", 201)
+    return ok(service.create(signed_in(router), body.model_dump()), "Test created", 201)
 
 
 @router.get("/api/tests/<testId>", summary="Get a test", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)],
             openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(410, 503)))
 def get_test(testId: str):
-    return ok(service.get_for(principal(router), testId))
+    return ok(service.get_for(signed_in(router), testId))
 
 
 @router.put("/api/tests/<testId>", summary="Update a test",
@@ -51,26 +51,26 @@ def get_test(testId: str):
             openapi_extensions=doc(body="exams.tests.models:TestFields", response="exams.tests.models:TestOut", errors=(409, 410, 503)))
 def update_test(testId: str):
     body = parse_model(TestFields, json_object(router))
-    return ok(service.update(principal(router), testId, body.model_dump(exclude_unset=True)), "Test updated")
+    return ok(service.update(signed_in(router), testId, body.model_dump(exclude_unset=True)), "Test updated")
 
 
 @router.post("/api/tests/<testId>/publish", summary="Publish a draft test", middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 503)))
 def publish_test(testId: str):
-    return ok(service.publish(principal(router), testId), "Test published")
+    return ok(service.publish(signed_in(router), testId), "Test published")
 
 
 @router.delete("/api/tests/<testId>", summary="Delete a draft or archived test", middlewares=[require(*ADMINS)],
                openapi_extensions=doc(response="exams.apidoc:Deleted", errors=(409, 410, 503)))
 def delete_test(testId: str):
-    return ok(service.delete(principal(router), testId), "Test deleted")
+    return ok(service.delete(signed_in(router), testId), "Test deleted")
 
 
 @router.post("/api/rpc/clone-test", summary="Clone a test into a new draft", middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.tests.models:CloneIn", response="exams.tests.models:TestOut", status=201, errors=(409, 410, 503)))
 def clone_test():
     body = parse_model(CloneIn, json_object(router))
-    return ok(service.clone(principal(router), body.test_id, body.test_name, body.package_id), "Test cloned", 201)
+    return ok(service.clone(signed_in(router), body.test_id, body.test_name, body.package_id), "Test cloned", 201)
 
 
 app = build_app(router)

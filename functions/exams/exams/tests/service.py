@@ -38,7 +38,7 @@ def state_conflict(expected: str, actual: str) -> ApiError:
 
 # ------------------------------------------------------------------ validation
 def _parse_time(name: str, value: str | None) -> str | None:
-    if value in (None, ""):
+    if value is None or value == "":
         return None
     try:
         return clock.iso(clock.parse_iso(value))

@@ -8,7 +8,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, principal, require
+from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, require, signed_in
 from . import service
 from .models import CreateUser, UpdateProfile
 
@@ -21,7 +21,7 @@ router = APIGatewayHttpRouter()
              openapi_extensions=doc(body="exams.users.models:CreateUser", response="exams.users.models:CreatedUser", status=201, errors=(409, 503)))
 def create_user():
     body = parse_model(CreateUser, json_object(router))
-    return ok(service.create_user(principal(router), body), "User created", status=201)
+    return ok(service.create_user(signed_in(router), body), "User created", status=201)
 
 
 @router.get("/api/profiles", summary="List profiles (tenant-restricted for client admins)",
@@ -30,7 +30,7 @@ def create_user():
 def list_profiles():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     role = query(router, "role") or None
-    items, meta = service.list_profiles(principal(router), query(router, "client_id") or None, role, req)
+    items, meta = service.list_profiles(signed_in(router), query(router, "client_id") or None, role, req)
     return paginated(items, meta)
 
 
@@ -40,7 +40,7 @@ def list_profiles():
             openapi_extensions=doc(body="exams.users.models:UpdateProfile", response="exams.users.models:Profile", errors=(409, 503)))
 def update_profile(profileId: str):
     body = parse_model(UpdateProfile, json_object(router))
-    return ok(service.update_profile(principal(router), profileId, body), "Profile updated")
+    return ok(service.update_profile(signed_in(router), profileId, body), "Profile updated")
 
 
 app = build_app(router)

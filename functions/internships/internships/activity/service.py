@@ -50,7 +50,7 @@ def build_entry(admin_id: str, action_type: str, entity_type: str, entity_id: st
     if not admin_id or not action_type or not entity_type:
         raise ValueError("admin_id, action_type and entity_type are required")
     now = clock.now_iso()
-    entry = {"id": ids.sortable_id(), "admin_id": str(admin_id), "action_type": str(action_type),
+    entry: dict[str, Any] = {"id": ids.sortable_id(), "admin_id": str(admin_id), "action_type": str(action_type),
              "entity_type": str(entity_type), "entity_id": str(entity_id or ""), "created_at": now}
     b, a = _cap(before), _cap(after)
     if b is not None:

@@ -8,12 +8,15 @@ of a heavily filtered list answers 400 and asks for the cursor instead.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor, from_ddb
 from lambdakit.errors import ValidationFailed
 
 from ..settings import settings
+
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
 
 MAX_EVALUATED = 20_000
 MAX_COUNT_PAGES = 40
@@ -28,7 +31,7 @@ def _key_kwargs(pk_value: str, index: str | None, sk_prefix: str | None, sk_betw
     from boto3.dynamodb.conditions import Key
 
     pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
-    cond = Key(pk_attr).eq(pk_value)
+    cond: ConditionBase = Key(pk_attr).eq(pk_value)
     if sk_prefix is not None:
         cond = cond & Key(sk_attr).begins_with(sk_prefix)
     elif sk_between is not None:

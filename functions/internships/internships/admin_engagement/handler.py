@@ -1,6 +1,9 @@
 """AdminEngagementFunction: admin announcements, jobs, email queue, email stats, test email."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import BadRequest
@@ -18,9 +21,10 @@ from .models import EmailAction, JobsRefresh, TestEmail
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_engagement.models:"
-ANN = [require_permission("manage_announcements")]
-JOBS = [require_permission("manage_jobs")]
-EMAILS = [require_permission("manage_emails")]
+# typed as the router's middleware list (a list is invariant: list[_RequirePermission] would not do)
+ANN: list[Callable[..., Any]] = [require_permission("manage_announcements")]
+JOBS: list[Callable[..., Any]] = [require_permission("manage_jobs")]
+EMAILS: list[Callable[..., Any]] = [require_permission("manage_emails")]
 
 
 # ---------------------------------------------------------------- announcements
@@ -83,7 +87,7 @@ def delete_jobs():
     job_id = body.get("jobId") or query(router, "jobId")
     older = body.get("olderThanDays", query(router, "olderThanDays"))
     try:
-        older_days = int(older) if older not in (None, "") else None
+        older_days = None if older is None or older == "" else int(older)
     except (TypeError, ValueError):
         raise BadRequest("olderThanDays must be an integer") from None
     if older_days is not None and older_days < 0:

@@ -1,12 +1,15 @@
 """DynamoDB access for settings, the analytics cache and the counters analytics read."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdakit import clock
 from lambdakit.ddb import Table
 
 from ..settings import settings
+
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
 
 SETTINGS_KEY = ("SETTINGS", "SITE")
 
@@ -109,7 +112,7 @@ def iter_index(pk_value: str, *, index: str, sk_between: tuple[str, str] | None 
 
     from lambdakit.ddb import from_ddb
 
-    cond = Key(f"{index}pk").eq(pk_value)
+    cond: ConditionBase = Key(f"{index}pk").eq(pk_value)
     if sk_between:
         cond = cond & Key(f"{index}sk").between(*sk_between)
     kw: dict[str, Any] = {"IndexName": index, "KeyConditionExpression": cond, "ScanIndexForward": False}

@@ -17,16 +17,16 @@ class CertificateLayout(BaseModel):
     orientation: Literal["landscape", "portrait"] = "landscape"
     page_size: Literal["A4", "Letter"] = "A4"
     font: Literal["helvetica", "times", "courier"] = "helvetica"
-    background_color: str = Field("#FFFFFF", pattern=HEX)
-    accent_color: str = Field("#1F4E79", pattern=HEX)
-    text_color: str = Field("#222222", pattern=HEX)
-    title: str = Field("Certificate of Completion", max_length=120)
-    subtitle: str = Field("This is to certify that", max_length=200)
-    body: str = Field("{studentName} has successfully completed a {duration}-month internship in {domainName}.",
+    background_color: str = Field(default="#FFFFFF", pattern=HEX)
+    accent_color: str = Field(default="#1F4E79", pattern=HEX)
+    text_color: str = Field(default="#222222", pattern=HEX)
+    title: str = Field(default="Certificate of Completion", max_length=120)
+    subtitle: str = Field(default="This is to certify that", max_length=200)
+    body: str = Field(default="{studentName} has successfully completed a {duration}-month internship in {domainName}.",
                       max_length=1000)
-    signature_name: str = Field("", max_length=100)
-    signature_title: str = Field("", max_length=100)
-    footer: str = Field("Certificate ID: {certificateId} - Issued {issueDate}", max_length=300)
+    signature_name: str = Field(default="", max_length=100)
+    signature_title: str = Field(default="", max_length=100)
+    footer: str = Field(default="Certificate ID: {certificateId} - Issued {issueDate}", max_length=300)
     show_qr: StrictBool = True
     border: StrictBool = True
 

@@ -6,21 +6,23 @@ Certificate templates: ``pk="CERTTPL#<id>"``, ``sk="CERTTPL"``; ``gsi1pk="CERTTP
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
 from ..settings import settings
+from ..store import clean
 
-INTERNAL = ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk")
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
+
 ACTIVE_KEY = ("CERTTPL", "ACTIVE")
 
 
 def table() -> Table:
     return Table(settings().table_name)
-
-
-def clean(item: dict | None) -> dict | None:
-    return {k: v for k, v in item.items() if k not in INTERNAL} if item else None
 
 
 # ---------------------------------------------------------------- certificate templates
@@ -87,12 +89,13 @@ def count(name: str) -> int:
     return int((table().get("COUNTERS", name) or {}).get("count", 0))
 
 
-def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None, exists: list[str] = ()):
+def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None,
+                exists: Iterable[str] = ()) -> ConditionBase | None:
     from boto3.dynamodb.conditions import Attr
 
-    expr = None
+    expr: ConditionBase | None = None
 
-    def add(c):
+    def add(c: ConditionBase) -> None:
         nonlocal expr
         expr = c if expr is None else expr & c
 
@@ -102,12 +105,13 @@ def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | No
         add(Attr(k).exists())
     if contains_any:
         attrs, q = contains_any
-        c = None
+        c: ConditionBase | None = None
         for a in attrs:
             for variant in dict.fromkeys([q, q.lower(), q.title(), q.upper()]):
                 cc = Attr(a).contains(variant)
                 c = cc if c is None else c | cc
-        add(c)
+        if c is not None:
+            add(c)
     return expr
 
 
@@ -184,11 +188,12 @@ def get_certificate(cid: str) -> dict | None:
 
 
 def set_revoked(cid: str, revoked: bool, sets: dict, remove: list[str]) -> dict:
-    ops = [{"update": (f"CERT#{cid}", "CERT"), "set": {**sets, "revoked": revoked}, "remove": remove or None,
-            "condition": "attribute_exists(pk) AND " + ("(attribute_not_exists(revoked) OR revoked = :f)" if revoked
-                                                        else "revoked = :t"),
-            "values": {":f": False} if revoked else {":t": True}},
-           {"update": ("COUNTERS", "certificates#revoked"), "add": {"count": 1 if revoked else -1}}]
+    ops: list[dict[str, Any]] = [
+        {"update": (f"CERT#{cid}", "CERT"), "set": {**sets, "revoked": revoked}, "remove": remove or None,
+         "condition": "attribute_exists(pk) AND " + ("(attribute_not_exists(revoked) OR revoked = :f)" if revoked
+                                                     else "revoked = :t"),
+         "values": {":f": False} if revoked else {":t": True}},
+        {"update": ("COUNTERS", "certificates#revoked"), "add": {"count": 1 if revoked else -1}}]
     table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
     return get_certificate(cid) or {}
 

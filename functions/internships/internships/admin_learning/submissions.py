@@ -26,7 +26,8 @@ def list_submissions(*, status, search, offset, limit, cursor):
     if status == "submitted":
         from boto3.dynamodb.conditions import Attr
 
-        flt = flt & (Attr("project_status").not_exists() | Attr("project_status").eq("submitted"))
+        submitted = Attr("project_status").not_exists() | Attr("project_status").eq("submitted")
+        flt = submitted if flt is None else flt & submitted
     items, nxt = repo.page("ENROLLS", "gsi2", flt=flt, offset=offset, limit=limit, cursor=cursor)
     total, exact = repo.count_query("ENROLLS", "gsi2", flt=flt)
     out = [{"id": e["id"], "enrollmentId": e["id"], "user_id": e.get("user_id"), "student_name": e.get("student_name"),

@@ -1,11 +1,17 @@
 """DynamoDB access for the ADMIN people routes (roles table overrides, users, leads)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from lambdakit import clock
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
 from ..settings import settings
+from ..store import clean as _clean
+
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
 
 
 def table() -> Table:
@@ -21,33 +27,32 @@ def get_role_override(role: str) -> dict | None:
     return table().get(*role_key(role), consistent=True)
 
 
-def put_role_override(role: str, permissions: list[str], admin_id: str, expected_version: int | None) -> dict:
+def role_override_op(role: str, permissions: list[str] | None, admin_id: str, expected_version: int | None) -> dict:
+    """The transaction op that sets (``permissions``) or resets (``None``: deletes) a role's
+    override; with ``expected_version`` the write holds only if nobody changed it meanwhile."""
     pk, sk = role_key(role)
-    cond, values = None, None
+    if permissions is None:
+        return {"delete": (pk, sk)}
+    op: dict = {"update": (pk, sk), "set": {"role": role, "permissions": permissions, "updated_at": clock.now_iso(),
+                                           "updated_by": admin_id}, "add": {"version": 1}}
     if expected_version is not None:
-        cond = "attribute_not_exists(#v) OR #v = :ev" if expected_version == 0 else "#v = :ev"
-        values = {":ev": expected_version}
+        op.update(condition="attribute_not_exists(#v) OR #v = :ev" if expected_version == 0 else "#v = :ev",
+                  names={"#v": "version"}, values={":ev": expected_version})
+    return op
+
+
+def write_role_change(ops: list[dict]) -> None:
+    """The override op (first) and its activity entry ops, in one transaction."""
     try:
-        return table().update(pk, sk, set={"role": role, "permissions": permissions, "updated_at": clock.now_iso(),
-                                           "updated_by": admin_id}, add={"version": 1},
-                              condition=cond, names={"#v": "version"} if cond else None, values=values)
-    except ConditionFailed:
-        raise Conflict("The role was changed by someone else; reload and retry") from None
-
-
-def delete_role_override(role: str) -> dict | None:
-    return table().delete(*role_key(role), return_old=True)
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+            raise Conflict("The role was changed by someone else; reload and retry") from None
+        raise
 
 
 # ---------------------------------------------------------------- users (keys owned by accounts, see data model)
 USER_SK = "PROFILE"
-INTERNAL = ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk")
-
-
-def _clean(item: dict | None) -> dict | None:
-    if not item:
-        return None
-    return {k: v for k, v in item.items() if k not in INTERNAL}
 
 
 def get_user(user_id: str) -> dict | None:
@@ -193,10 +198,10 @@ def _lead_target(status: str | None) -> tuple[str, str]:
     return (f"LEADSTATUS#{status}", "gsi2") if status else ("LEADS", "gsi1")
 
 
-def _lead_filter(domain: str | None, search: str | None):
+def _lead_filter(domain: str | None, search: str | None) -> ConditionBase | None:
     from boto3.dynamodb.conditions import Attr
 
-    expr = None
+    expr: ConditionBase | None = None
     if domain:
         expr = Attr("domain").eq(domain)
     if search:
@@ -254,7 +259,7 @@ def update_lead(lead: dict, sets: dict, *, new_status: str | None, remove: list[
 
 
 def delete_lead(lead: dict) -> bool:
-    ops = [{"delete": (f"LEAD#{lead['id']}", "LEAD"), "condition": "attribute_exists(pk)"},
+    ops: list[dict[str, Any]] = [{"delete": (f"LEAD#{lead['id']}", "LEAD"), "condition": "attribute_exists(pk)"},
            {"update": LEAD_COUNTER, "add": {"all": -1, f"status:{lead.get('status', 'new')}": -1,
                                             f"source:{lead.get('source', 'website')}": -1}}]
     try:

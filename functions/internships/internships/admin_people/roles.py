@@ -43,7 +43,7 @@ def update(admin_id: str, role: str, permissions: list[str] | None, *, reset: bo
         raise ValidationFailed("Students cannot hold admin permissions", fields={"role": "Not editable"})
     before = describe(role)
     if reset:
-        repo.delete_role_override(role)
+        wanted: set[str] | None = None
     else:
         if permissions is None:
             raise ValidationFailed("permissions is required", fields={"permissions": "Field required"})
@@ -56,8 +56,10 @@ def update(admin_id: str, role: str, permissions: list[str] | None, *, reset: bo
         elif wanted & SUPER_ONLY:
             bad = sorted(wanted & SUPER_ONLY)[0]
             raise ValidationFailed(f"{bad} stays super_admin only", fields={"permissions": f"{bad} is super_admin only"})
-        repo.put_role_override(role, sorted(wanted), admin_id, version)
-    after = describe(role)
-    activity.record(admin_id, "role.reset" if reset else "role.update", "role", role,
-                    before={"permissions": before["permissions"]}, after={"permissions": after["permissions"]})
-    return after
+    after_perms = sorted(perms.resolve(role, None if wanted is None else {"permissions": sorted(wanted)}))
+    # the override and its activity entry in one transaction: never changed without a log line
+    repo.write_role_change([
+        repo.role_override_op(role, None if wanted is None else sorted(wanted), admin_id, None if reset else version),
+        *activity.entry_ops(admin_id, "role.reset" if reset else "role.update", "role", role,
+                            before={"permissions": before["permissions"]}, after={"permissions": after_perms})])
+    return describe(role)

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
-TYPES = ("info", "warning", "success", "error")
-CATEGORIES = ("general", "offer", "jobs", "maintenance", "notification")
-AUDIENCES = ("all", "registered", "enrolled", "active", "inactive", "unenrolled", "students", "specific_domains")
-STATUSES = ("draft", "scheduled", "active", "inactive")
+AnnouncementType = Literal["info", "warning", "success", "error"]
+Category = Literal["general", "offer", "jobs", "maintenance", "notification"]
+Audience = Literal["all", "registered", "enrolled", "active", "inactive", "unenrolled", "students", "specific_domains"]
+Status = Literal["draft", "scheduled", "active", "inactive"]
 
 
 class DeliveryChannels(BaseModel):
@@ -39,12 +39,12 @@ class _Fields(BaseModel):
     model_config = ConfigDict(extra="forbid")
     title: str | None = Field(default=None, min_length=1, max_length=200)
     content: str | None = Field(default=None, min_length=1, max_length=10000)
-    type: Literal[TYPES] | None = None  # type: ignore[valid-type]
-    category: Literal[CATEGORIES] | None = None  # type: ignore[valid-type]
-    target_audience: Literal[AUDIENCES] | None = None  # type: ignore[valid-type]
+    type: AnnouncementType | None = None
+    category: Category | None = None
+    target_audience: Audience | None = None
     target_domains: list[str] | None = Field(default=None, max_length=100)
     priority: StrictInt | None = Field(default=None, ge=-1000, le=1000)
-    status: Literal[STATUSES] | None = None  # type: ignore[valid-type]
+    status: Status | None = None
     is_active: StrictBool | None = None
     scheduled_for: str | None = None
     expires_at: str | None = None

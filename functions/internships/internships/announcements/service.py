@@ -60,10 +60,10 @@ class Viewer:
             self._enrollments = people.enrollments_of(self.user_id) if self.role == "student" else []
         return self._enrollments
 
-    def statuses(self) -> set[str]:
+    def statuses(self) -> set[str | None]:
         return {e.get("status") for e in self.enrollments}
 
-    def enrolled_domains(self) -> set[str]:
+    def enrolled_domains(self) -> set[str | None]:
         return {e.get("domain_id") for e in self.enrollments if e.get("status") in ENROLLED}
 
 

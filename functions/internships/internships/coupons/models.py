@@ -20,7 +20,7 @@ def _code(v: str | None) -> str | None:
 
 
 def _expires(v: str | None) -> str | None:
-    if v in (None, ""):
+    if v is None or v == "":
         return None
     from lambdakit import clock
 

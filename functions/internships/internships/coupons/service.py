@@ -42,9 +42,9 @@ def find(code: str) -> dict | None:
 def usable(code: str, domain_id: str) -> dict:
     c = find(code)
     why = problem(c, domain_id)
-    if why:
-        raise BadRequest(why)
-    return c  # type: ignore[return-value]
+    if why or c is None:  # problem() names a missing coupon; the check narrows c for the return
+        raise BadRequest(why or "Invalid coupon code")
+    return c
 
 
 def public_view(c: dict) -> dict:
@@ -63,8 +63,8 @@ def admin_view(c: dict) -> dict:
 def validate(code: str, domain_id: str | None, amount: float | None) -> dict:
     c = find(code)
     why = problem(c, domain_id)
-    if why:
-        return {"valid": False, "discount": 0, "coupon": None, "message": why}
+    if why or c is None:  # problem() names a missing coupon; the check narrows c for what follows
+        return {"valid": False, "discount": 0, "coupon": None, "message": why or "Invalid coupon code"}
     d = discount_for(c, amount or 0)
     return {"valid": True, "discount": d, "coupon": public_view(c),
             "finalAmount": round(max(0.0, float(amount or 0) - d), 2)}

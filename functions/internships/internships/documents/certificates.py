@@ -38,4 +38,6 @@ def owner_view(c: dict) -> dict:
 
 def is_expired(c: dict) -> bool:
     exp = c.get("expiry_at")
-    return bool(exp) and clock.parse_iso(exp) <= clock.now()
+    if not exp:
+        return False
+    return clock.parse_iso(exp) <= clock.now()

@@ -24,9 +24,9 @@ def font_files() -> tuple[str, str] | None:
             return str(reg), str(bold)
     except ImportError:
         pass
-    for reg, bold in _SYSTEM_FONTS:
-        if Path(reg).exists() and Path(bold).exists():
-            return reg, bold
+    for reg_file, bold_file in _SYSTEM_FONTS:
+        if Path(reg_file).exists() and Path(bold_file).exists():
+            return reg_file, bold_file
     return None
 
 

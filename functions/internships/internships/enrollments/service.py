@@ -66,6 +66,8 @@ def _owned(eid: str, user_id: str, *, consistent: bool = True) -> dict:
 
 def _max_open() -> int | None:
     raw = domains.site_settings().get("maxEnrollmentsPerStudent")
+    if raw is None:
+        return None
     try:
         n = int(raw)
     except (TypeError, ValueError):

@@ -19,11 +19,10 @@ def normalise_email(value: str) -> str:
         raise ValueError("A valid email is required") from None
 
 
-def _text(v, name: str, max_len: int, *, required: bool = True) -> str | None:
+def _text(v: object, name: str, max_len: int) -> str:
+    """A required single-line text field: whitespace collapsed, at most ``max_len`` characters."""
     if v is None or (isinstance(v, str) and not v.strip()):
-        if required:
-            raise ValueError(f"{name} is required")
-        return None
+        raise ValueError(f"{name} is required")
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise ValueError(f"{name} must be a string")
     s = " ".join(str(v).split())

@@ -5,6 +5,7 @@ import calendar
 import html
 import json
 import re
+from typing import Any
 
 from lambdakit import clock
 
@@ -75,9 +76,9 @@ def from_feed(data: bytes, source: str, limit: int) -> list[dict]:
     return jobs
 
 
-def _pick(d: dict, *keys):
+def _pick(d: dict, *keys: str) -> str | int | float | None:
     for k in keys:
-        cur = d
+        cur: Any = d
         for part in k.split("."):
             cur = cur.get(part) if isinstance(cur, dict) else None
         if isinstance(cur, (str, int, float)) and not isinstance(cur, bool) and cur != "":
@@ -91,7 +92,7 @@ def from_search_api(data: bytes, source: str, limit: int) -> list[dict]:
     except (ValueError, UnicodeDecodeError):
         return []
     rows = doc if isinstance(doc, list) else next(
-        (doc.get(k) for k in ("results", "jobs", "data", "items") if isinstance(doc, dict) and isinstance(doc.get(k), list)),
+        (doc[k] for k in ("results", "jobs", "data", "items") if isinstance(doc, dict) and isinstance(doc.get(k), list)),
         [])
     jobs = []
     for r in rows[:limit]:

@@ -89,8 +89,7 @@ def oldest_jobs(limit: int) -> list[dict]:
 
 
 def ids_for(prefix: str, word: str, limit: int, since: str | None = None) -> list[str]:
-    kw = {"sk_gte": since} if since else {}
-    items, _ = table().query(f"{prefix}#{word}", limit=limit, forward=False, **kw)
+    items, _ = table().query(f"{prefix}#{word}", limit=limit, forward=False, sk_gte=since or None)
     return [i["job_id"] for i in items]
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Any
 from urllib.parse import quote_plus
 
 from lambdakit import clock
@@ -69,7 +70,7 @@ def _source_name(url: str) -> str:
 
 def fetch_rss() -> dict:
     s = settings()
-    result = {"added": 0, "updated": 0, "sources": 0, "errors": []}
+    result: dict[str, Any] = {"added": 0, "updated": 0, "sources": 0, "errors": []}
     for url in _split(s.jobs_rss_feeds):
         try:
             data = fetch(url, accept="application/rss+xml, application/atom+xml, application/xml, text/xml")

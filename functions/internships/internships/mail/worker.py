@@ -9,12 +9,16 @@ are not record failures: they are retried by the item's own backoff schedule.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from ..http import logger
 from . import service
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 
 processor = BatchProcessor(event_type=EventType.SQS)
 
@@ -38,5 +42,5 @@ def record_handler(record: SQSRecord) -> str:
 
 
 @logger.inject_lambda_context(clear_state=True)
-def lambda_handler(event: dict, context) -> dict:
+def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
