@@ -90,3 +90,37 @@ def test_non_http_invocations_are_labelled(campaigns_app, cost_log):
     got = cost_log()[before:]
     assert [(x["kind"], x["route"], x["status"]) for x in got] == [("schedule", "DispatcherFunction", "ok")]
     assert got[0]["ddb"] >= 1  # the dispatcher looks for due campaigns
+
+
+def test_bench_tabulates_both_sizes_flags_growth_and_checks_coverage(tmp_path):
+    """``bench/bench_cost_e2e.py --tabulate``: lines before the seeding mark are dropped; a route
+    whose max items read rises with the data size is flagged; a route seen at one size only
+    breaks the coverage count."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def line(route, total, items, kind="http", status=200):
+        return json.dumps({"kind": kind, "service": "campaigns", "route": route, "status": status,
+                           "calls": {"dynamodb.Query": total}, "total": total, "ddb": total, "items_read": items,
+                           "items_scanned": items, "ms": 1})
+
+    mark = json.dumps({"kind": "mark", "label": "seeded", "service": "campaigns"})
+    (tmp_path / "100-campaigns.ndjson").write_text("\n".join([
+        line("GET /contacts/export", 99, 999), mark, line("GET /contacts", 3, 20), line("GET /contacts", 2, 10),
+        line("GET /contacts/export", 5, 300), line("GET /lists", 2, 5), line("X", 9, 9, kind="queue")]) + "\n")
+    (tmp_path / "1000-campaigns.ndjson").write_text("\n".join([
+        mark, line("GET /contacts", 3, 20), line("GET /contacts/export", 5, 1200), line("GET /health", 0, 0),
+        line("X", 12, 12, kind="queue")]) + "\n")
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "bench/bench_cost_e2e.py", "--sizes", "100,1000", "--suites", "campaigns",
+                        "--tabulate", str(tmp_path)], cwd=root, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["grows"] == ["campaigns GET /contacts/export"] and res["ok"] is False
+    assert (res["routes_exercised"], res["routes_tabulated"]) == (4, 2)  # /lists and /health: one size only
+    rows = {(x["kind"], x["route"]): x for x in res["table"]}
+    assert rows[("http", "GET /contacts")]["calls_max"] == [3, 3] and rows[("http", "GET /contacts")]["requests"] == [2, 1]
+    assert rows[("http", "GET /contacts/export")]["items_read_max"] == [300, 1200]  # the pre-seed 999 is dropped
+    assert rows[("queue", "X")]["grows"] is None  # batches are informational
+    assert "routes exercised by e2e: 4, tabulated: 2" in r.stdout
