@@ -36,7 +36,7 @@ client's read timeout (500); at 20,000 items ``POST /contacts`` did too (10 s ti
 product's clients); moto's GSI queries also iterate every item of the table, and its server
 threads raise "dictionary changed size during iteration" when a write lands mid-query. The
 counts do not depend on the emulator's speed, and 2,000 rows is 20x the small size and far
-above every page size (<= 100), so a route that reads "everything" shows up; ``bench_cost``
+above the page sizes the scenarios ask for (<= 200), so a route that reads "everything" shows up; ``bench_cost``
 measures 21 routes in-process at 100,000 rows. ``--sizes 100,10000`` may pass on an idle machine
 (untested; here, at load 13 on 2 cores, it hit the timeouts above).
 

@@ -37,12 +37,26 @@ def _swap(v: Any, repl: dict[str, str]) -> Any:
 
 
 def _fresh(token: str) -> str:
-    h = uuid.uuid4().hex + uuid.uuid4().hex
-    if token.isdigit():
-        return str(uuid.uuid4().int)[: len(token)]
-    if len(token) <= len(h):
-        return h[: len(token)] if token.lower() == token else h[: len(token)].upper()
-    return token[: -len(h)] + h
+    """A random value of the token's shape: same length, separators kept, digits stay digits,
+    hex stays hex, letters keep their case (so a UUID stays a UUID, a numeric id numeric)."""
+    import secrets
+    import string
+
+    out = []
+    for ch in token:
+        if ch.isdigit():
+            out.append(secrets.choice(string.digits))
+        elif ch in "abcdef":
+            out.append(secrets.choice("0123456789abcdef"))
+        elif ch in "ABCDEF":
+            out.append(secrets.choice("0123456789ABCDEF"))
+        elif ch.islower():
+            out.append(secrets.choice(string.ascii_lowercase))
+        elif ch.isupper():
+            out.append(secrets.choice(string.ascii_uppercase))
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def clone_items(table: Any, tokens: list[str], n: int) -> int:
