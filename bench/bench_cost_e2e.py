@@ -72,7 +72,7 @@ def run_suite(target: str, size: int, log: Path, timeout: float) -> tuple[bool, 
     env.update({"LOCAL_COST_LOG": str(log), "E2E_SEED_ROWS": str(size), "PYTHONUNBUFFERED": "1"})
     t0 = time.monotonic()
     try:
-        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-x", "-p", "no:randomly", target], cwd=ROOT,
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:randomly", target], cwd=ROOT,
                            env=env, capture_output=True, text=True, timeout=timeout)
         out, ok = p.stdout + p.stderr, p.returncode == 0
     except subprocess.TimeoutExpired as exc:
