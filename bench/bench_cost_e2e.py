@@ -1,7 +1,7 @@
 """Cost per request for every route the end-to-end tests exercise, at two data sizes.
 
 For each size (100 and 2,000 background rows per entity; ``--quick``: 100 and 1,000 rows and only
-the campaigns audience scenario) every e2e suite (``tests/e2e/*``) runs as usual — its own ``python -m local_runtime``
+the internships admin suite) every e2e suite (``tests/e2e/*``) runs as usual — its own ``python -m local_runtime``
 — with two opt-in variables:
 
 * ``LOCAL_COST_LOG=<file>``: the runtime appends one JSON line per invocation with the route
@@ -25,7 +25,7 @@ Coverage: every route seen in any run must be tabulated at both sizes ("routes e
 e2e: N, tabulated: N"); a scenario that failed at one size shows up there, and in ``failed``.
 
     python bench/bench_cost_e2e.py                  # 100 and 2,000 rows, every e2e scenario
-    python bench/bench_cost_e2e.py --quick          # 100 and 1,000 rows, one scenario (CI)
+    python bench/bench_cost_e2e.py --quick          # 100 and 1,000 rows, internships admin (CI)
     python bench/bench_cost_e2e.py --sizes 100,20000 --suites campaigns,exams
     python bench/bench_cost_e2e.py --sizes 100,100000 --tabulate /tmp/bench-cost-e2e-xyz   # logs of a run
 
@@ -59,11 +59,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITES = {"campaigns": "tests/e2e/campaigns", "exams": "tests/e2e/exams",
           "internships_admin": "tests/e2e/internships_admin", "internships_public": "tests/e2e/internships_public"}
 #: --quick (CI only checks that the bench still works; `make bench QUICK=1` must stay under 3 minutes
-#: in all): one scenario, 24 routes, at 100 and 1,000 rows. ``--suites`` picks others in quick mode.
-QUICK = {"campaigns": "tests/e2e/campaigns/test_campaigns_e2e.py::test_audience_routes_through_the_front"}
-QUICK_MORE = {"exams": "tests/e2e/exams/test_exams_e2e.py::test_issue6_tenancy_maintenance_and_audit",
-              "internships_admin":
-                  "tests/e2e/internships_admin/test_admin_e2e.py::test_super_admin_reviewer_milestone_and_activity_log"}
+#: in all): the two internships admin scenarios (12 routes, ~40 s) at 100 and 1,000 rows. ``--suites``
+#: picks others in quick mode (the campaigns audience scenario: 24 routes, ~70 s).
+QUICK = {"internships_admin": "tests/e2e/internships_admin"}
+QUICK_MORE = {"campaigns": "tests/e2e/campaigns/test_campaigns_e2e.py::test_audience_routes_through_the_front",
+              "exams": "tests/e2e/exams/test_exams_e2e.py::test_issue6_tenancy_maintenance_and_audit"}
 SEEDED = "seeded"  # the marker line tests/e2e/costseed.py appends once the background rows are in
 
 
