@@ -20,7 +20,6 @@ import json
 import os
 import sys
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,35 +44,9 @@ def _table(env, lid: str = "Table"):
 
 def clone(env, object_id: str, n: int) -> int:
     """Copy every item of the service table that mentions ``object_id`` ``n`` times with new ids."""
-    table = _table(env)
-    items, kw = [], {}
-    while True:  # bench set-up only: a Scan to find the object's items
-        page = table.scan(**kw)
-        items += [i for i in page["Items"] if any(object_id in str(v) for v in i.values())]
-        if "LastEvaluatedKey" not in page:
-            break
-        kw["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    from bench.seeding import clone_items
 
-    def swap(v, new):
-        if isinstance(v, str):
-            return v.replace(object_id, new)
-        if isinstance(v, dict):
-            return {k: swap(x, new) for k, x in v.items()}
-        if isinstance(v, list):
-            return [swap(x, new) for x in v]
-        return v
-
-    written = 0
-    with table.batch_writer() as bw:
-        for _ in range(n):
-            new = uuid.uuid4().hex[: len(object_id)] if len(object_id) <= 32 else object_id[:-12] + uuid.uuid4().hex[:12]
-            for it in items:
-                copy = swap(it, new)
-                if copy["pk"] == it["pk"] and copy.get("sk") == it.get("sk"):
-                    continue  # an item keyed by something else (e.g. a uniqueness marker): not a row
-                bw.put_item(Item=copy)
-                written += 1
-    return written
+    return clone_items(_table(env), [object_id], n)
 
 
 def measure(api, method: str, path: str, **kw) -> dict:

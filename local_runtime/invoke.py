@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
+from . import costlog
 from .stack import ACCOUNT, REGION, ROOT, Function, Route
 
 LAYER_DIR = ROOT / "layers" / "shared"
+costlog.from_env()  # with LOCAL_COST_LOG set: the botocore hook goes in before any client exists
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded", "application/xml",
               "application/javascript")
 
@@ -63,7 +65,17 @@ def context_for(fn: Function) -> LambdaContext:
 
 
 def invoke(fn: Function, event: dict) -> Any:
-    return load_handler(fn)(event, context_for(fn))
+    cost = costlog.from_env()
+    if cost is None:
+        return load_handler(fn)(event, context_for(fn))
+    with cost.record(costlog.invocation_kind(event), fn.service, fn.logical_id) as entry:
+        try:
+            result = load_handler(fn)(event, context_for(fn))
+        except BaseException:
+            entry["status"] = "error"
+            raise
+        entry["status"] = "ok"
+        return result
 
 
 def is_text(content_type: str | None) -> bool:
@@ -175,10 +187,33 @@ def not_found_result(service: str, method: str, path: str) -> HttpResult:
 
 def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
              source_ip: str = "127.0.0.1", invoker: Any = None) -> HttpResult:
-    """Route a request exactly as the template's HttpApi events do and invoke the function."""
+    """Route a request exactly as the template's HttpApi events do and invoke the function.
+
+    With ``LOCAL_COST_LOG`` set, the request's AWS calls are logged under its route key."""
+    cost = costlog.from_env()
+    if cost is None:
+        return _dispatch(svc, method, path, raw_query, headers, body, source_ip=source_ip, invoker=invoker)
+    match = svc.match(method, path)
+    with cost.record("http", svc.name, match[0].route_key if match else "<unmatched>") as entry:
+        try:
+            result = _dispatch(svc, method, path, raw_query, headers, body, source_ip=source_ip, invoker=invoker,
+                               match=match)
+        except BaseException:
+            entry["status"] = 500  # what the front answers when the function raises
+            raise
+        entry["status"] = result.status
+        return result
+
+
+_NO_MATCH: Any = object()
+
+
+def _dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
+              source_ip: str, invoker: Any, match: Any = _NO_MATCH) -> HttpResult:
     # HTTP APIs match the percent-encoded path, then hand the function decoded values
     # (rawPath and pathParameters), as observed on API Gateway.
-    match = svc.match(method, path)
+    if match is _NO_MATCH:
+        match = svc.match(method, path)
     decoded = unquote(path)
     if match is None:
         ensure_paths(code_dirs=[svc.dir])

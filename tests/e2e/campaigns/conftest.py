@@ -12,6 +12,7 @@ import boto3
 import pytest
 import requests
 
+from tests.e2e.costseed import maybe_seed
 from tests.platform.runtime_proc import RuntimeProcess
 
 
@@ -65,6 +66,7 @@ def rt(tmp_path_factory):
     proc = RuntimeProcess(tmp_path_factory.mktemp("campaigns-e2e"), services=("campaigns", "exams", "internships"))
     try:
         dev = proc.wait_ready(timeout=120)
+        maybe_seed(dev, "campaigns")
         yield Runtime(proc, dev)
     finally:
         proc.stop()

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.e2e.costseed import maybe_seed
+
 PASSWORD = "Passw0rd!x"
 
 
@@ -60,6 +62,7 @@ def exams_runtime(tmp_path_factory):
         rt.emulator_port = int(extra["LOCAL_EMULATOR_PORT"])
     try:
         dev = rt.wait_ready(timeout=120)
+        maybe_seed(dev, "exams")
         ex = dev["exams"]
         yield ExamsE2E(ex["base_url"], dev["aws"]["endpoint_url"], dev["aws"]["region"], ex["identity"],
                        ex["super_admin"])

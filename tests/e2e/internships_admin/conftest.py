@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pytest
 import requests
 
+from tests.e2e.costseed import maybe_seed
 from tests.platform.runtime_proc import RuntimeProcess
 
 DIRECT_MAX_ROWS = 5
@@ -38,6 +39,7 @@ def intern_front(tmp_path_factory):
                         extra_env={"INTERNSHIPS_EXPORT_DIRECT_MAX_ROWS": str(DIRECT_MAX_ROWS)})
     try:
         dev = rt.wait_ready(timeout=120)
+        maybe_seed(dev, "internships")
         yield Front(dev["internships"]["base_url"], dev, rt)
     finally:
         code = rt.stop()

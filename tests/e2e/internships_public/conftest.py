@@ -30,6 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import requests
 
+from tests.e2e.costseed import maybe_seed
 from tests.platform.runtime_proc import ROOT
 
 FEED = """<?xml version="1.0" encoding="UTF-8"?>
@@ -107,7 +108,9 @@ def runtime(tmp_path_factory, feed_server):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"runtime did not start ({proc.poll()}):\n{log.read_text()[-3000:]}")
             time.sleep(0.1)
-        yield json.loads(dev_json.read_text())
+        dev = json.loads(dev_json.read_text())
+        maybe_seed(dev, "internships")
+        yield dev
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
