@@ -13,7 +13,7 @@ QUICK ?=
 # `make fuzz LONG=1`: the long profile (>= 10,000 cases per service); FUZZ_MAX_EXAMPLES overrides.
 LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
-TYPED_SERVICES ?= exams internships
+TYPED_SERVICES ?= campaigns exams internships
 
 .PHONY: dev test venv check lint typecheck typecheck-domains bench fuzz openapi invoke lock lock-upgrade validate build ci clean
 
