@@ -82,6 +82,11 @@ class CampaignsSettings(ServiceSettings):
     #: Rows one worker invocation processes before handing over to a continuation message.
     import_rows_per_invocation: int = 50_000
 
+    # --- r3-export slice ---
+    #: Exports whose row count (from the counters) is above this run as an asynchronous job
+    #: (202 + presigned URL); at most this many contacts are read inside the request.
+    export_inline_max_rows: int = 5_000
+
 
 def settings() -> CampaignsSettings:
     return get_settings(CampaignsSettings)

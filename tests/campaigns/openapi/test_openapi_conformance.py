@@ -110,6 +110,7 @@ def test_every_route_conforms(campaigns_app, camp, document, pipe, receiver, lat
     w("PUT", f"/contacts/{c1}", 200, json={"last_name": "Lee"})
     w("GET", "/contacts/export", 200, query={"format": "json"})
     w("GET", "/contacts/export", 200, query={"format": "csv", "fields": "email,first_name"})
+    w("GET", "/contacts/exports/unknown-job", 404)  # r3-export: export job status (200 walked in tests/campaigns/r3_export)
     body, headers = _multipart(b"email,first_name,tags\r\ncat@example.com,Cat,a;b\r\nbad,X,\r\n", list_id=lid)
     w("POST", "/contacts/import", 200, body=body, headers=headers)
     job = w("POST", "/contacts/imports", 202, json={"list_id": lid}).json()["data"]

@@ -41,11 +41,16 @@ def create_contact():
 
 
 @router.get("/contacts/export", middlewares=[require("contacts:read")], summary="Export contacts",
-            description="format csv|json, list_id, fields (comma-separated), status. Big exports answer with a "
-                        "presigned download URL instead of the file: format=csv answers text/csv, format=json an "
-                        "application/json array of contacts, and an export over the inline limit answers the "
-                        "envelope with data {url, format, count, bytes, filename, expires_in}.",
-            openapi_extensions=doc(query="campaigns.contacts.models:ExportQuery", content_type="text/csv"))
+            description="format csv|json, list_id, fields (comma-separated), status. format=csv answers text/csv "
+                        "(cells starting with = + - @ tab CR neutralised), format=json an application/json array "
+                        "of contacts. An export over the inline byte limit answers 200 with the envelope data "
+                        "{url, format, count, bytes, filename, expires_in} (presigned S3 download). When the "
+                        "counters say the export holds more than CAMPAIGNS_EXPORT_INLINE_MAX_ROWS rows it runs as "
+                        "a job: 202 with data {job_id, status: queued, url, expires_in, status_url, ...} where url "
+                        "is the presigned download of the file the job writes (ready when status_url says "
+                        "completed).",
+            openapi_extensions=doc(query="campaigns.contacts.models:ExportQuery", content_type="text/csv",
+                                   errors=(404,)))
 def export_contacts():
     r = service.export(_acct(), fmt=query(router, "format"), list_id=query(router, "list_id"),
                        fields=query(router, "fields"), status=query(router, "status"))
@@ -54,7 +59,17 @@ def export_contacts():
         return Response(status_code=200, content_type=ctype, body=body.decode("utf-8"),
                         headers={"Content-Disposition": f'attachment; filename="{filename}"',
                                  "X-Total-Count": str(r["count"])})
+    if "job" in r:
+        return ok(r["job"], "Export queued: download from url once status_url shows completed", status=202)
     return ok(r, "Export is ready for download")
+
+
+@router.get("/contacts/exports/<job_id>", middlewares=[require("contacts:read")], summary="Export job status",
+            description="status queued|running|completed|failed, processed/total, progress; url (a fresh "
+                        "presigned download) once completed. Another account's job id is 404.",
+            openapi_extensions=doc(response="campaigns.contacts.models:ExportJob", errors=(404,)))
+def get_export(job_id: str):
+    return ok(service.get_export_job(_acct(), job_id), "Export job retrieved")
 
 
 @router.post("/contacts/import", middlewares=[require("contacts:write")], summary="Import contacts from CSV",

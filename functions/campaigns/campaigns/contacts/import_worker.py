@@ -1,5 +1,5 @@
 """Import queue worker: S3 ObjectCreated events of uploads (via the import queue),
-import continuations and list-detach jobs. Partial batch failures are reported."""
+import continuations, asynchronous exports and list-detach jobs. Partial batch failures are reported."""
 from __future__ import annotations
 
 import json
@@ -26,6 +26,9 @@ def handle(body: dict) -> None:
     if kind == "import_continue":
         service.run_import_job(body["account_id"], body["job_id"], body["bucket"], body["key"],
                                time_left_ms=_time_left)
+        return
+    if kind == "export":
+        service.run_export_job(body["account_id"], body["job_id"])
         return
     if kind == "detach_list":
         service.detach_list(body["account_id"], body["list_id"], budget_items=5000)

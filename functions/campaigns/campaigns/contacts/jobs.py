@@ -3,6 +3,10 @@
 Job item: ``pk=ACCT#<a>``, ``sk=IMPORT#<job_id>`` with status ``awaiting_upload → running →
 completed | failed``, counters (processed, total, imported, updated, skipped) and the first
 errors. Uploads go to ``imports/<account>/<job_id>.csv`` in the import bucket.
+
+Export job item: ``pk=ACCT#<a>``, ``sk=EXPORT#<job_id>`` with status ``queued → running →
+completed | failed``, ``attempts`` (worker runs started), progress (processed, total) and the
+S3 ``key`` in the files bucket the worker writes (``exports/<account>/<job_id>/<file>``).
 """
 from __future__ import annotations
 
@@ -90,11 +94,68 @@ def delete_upload(bucket: str, key: str) -> None:
 
 
 def put_export(key: str, body: bytes, content_type: str, filename: str, ttl: int) -> str:
-    s3 = aws.client("s3")
-    bucket = settings().files_bucket
-    s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type,
-                  ContentDisposition=f'attachment; filename="{filename}"')
-    return s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=ttl)
+    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=body, ContentType=content_type,
+                                ContentDisposition=f'attachment; filename="{filename}"')
+    return export_url(key, ttl)
+
+
+def export_url(key: str, ttl: int) -> str:
+    """Presigned GET of an export object (no AWS call; valid before the object exists)."""
+    return aws.client("s3").generate_presigned_url("get_object", Params={"Bucket": settings().files_bucket,
+                                                                         "Key": key}, ExpiresIn=ttl)
+
+
+def upload_export(key: str, fileobj, content_type: str, filename: str) -> None:
+    """Stream a file object to the files bucket (managed transfer: multipart above 8 MB)."""
+    aws.client("s3").upload_fileobj(fileobj, settings().files_bucket, key, ExtraArgs={
+        "ContentType": content_type, "ContentDisposition": f'attachment; filename="{filename}"'})
+
+
+# ---------------------------------------------------------------- export jobs
+def _export_sk(job_id: str) -> str:
+    return f"EXPORT#{job_id}"
+
+
+def put_export_job(a: str, job: dict) -> None:
+    _t().put_new({"pk": keys.acct(a), "sk": _export_sk(job["job_id"]), **job})
+
+
+def get_export_job(a: str, job_id: str, *, consistent: bool = False) -> dict | None:
+    return _t().get(keys.acct(a), _export_sk(job_id), consistent=consistent)
+
+
+def start_export_job(a: str, job_id: str, now: str) -> dict | None:
+    """queued|running → running with one more attempt; None when missing or already finished."""
+    try:
+        return _t().update(keys.acct(a), _export_sk(job_id), set={"status": "running", "started_at": now},
+                           add={"attempts": 1}, condition="#s IN (:q, :r)", names={"#s": "status"},
+                           values={":q": "queued", ":r": "running"})
+    except ConditionFailed:
+        return None
+
+
+def export_progress(a: str, job_id: str, processed: int) -> None:
+    try:
+        _t().update(keys.acct(a), _export_sk(job_id), set={"processed": processed}, condition="#s = :r",
+                    names={"#s": "status"}, values={":r": "running"}, return_values="NONE")
+    except ConditionFailed:
+        pass
+
+
+def finish_export_job(a: str, job_id: str, status: str, now: str, *, processed: int | None = None,
+                      error: str | None = None) -> bool:
+    """running → completed|failed, once; False when the job was not running."""
+    s: dict = {"status": status, "finished_at": now}
+    if processed is not None:
+        s.update(processed=processed, total=processed)
+    if error:
+        s["failure"] = error
+    try:
+        _t().update(keys.acct(a), _export_sk(job_id), set=s, condition="#s = :r", names={"#s": "status"},
+                    values={":r": "running"}, return_values="NONE")
+        return True
+    except ConditionFailed:
+        return False
 
 
 # ---------------------------------------------------------------- queue

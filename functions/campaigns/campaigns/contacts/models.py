@@ -203,3 +203,31 @@ class ExportLink(BaseModel):
     bytes: int
     filename: str
     expires_in: int
+
+
+class ExportJob(BaseModel):
+    """An asynchronous export (``GET /contacts/exports/{job_id}``)."""
+    job_id: str
+    status: Literal["queued", "running", "completed", "failed"]
+    format: str
+    fields: list[str]
+    list_id: str | None = None
+    status_filter: str | None = None
+    filename: str
+    processed: int
+    total: int | None = None
+    progress: float
+    created_at: str
+    started_at: str | None = None
+    finished_at: str | None = None
+    failure: str | None = None
+    status_url: str
+    url: str | None = Field(default=None, description="Presigned download URL (once completed)")
+    expires_in: int | None = None
+
+
+class ExportJobStarted(ExportJob):
+    """202 answer of ``GET /contacts/export`` above ``export_inline_max_rows``: ``url`` is the
+    presigned GET of the object the job will write (valid ``expires_in`` seconds)."""
+    url: str
+    expires_in: int

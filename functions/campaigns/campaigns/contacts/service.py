@@ -13,9 +13,10 @@ For the sending slice (all take the account id; all are tenant-safe):
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
-from typing import Any, Callable
+from typing import IO, Any, Callable, Iterable, NamedTuple
 
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, Conflict, NotFound, ValidationFailed
@@ -641,15 +642,25 @@ def _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len) -> bool:
 # ---------------------------------------------------------------- export
 EXPORT_FIELDS = ("id", "email", "first_name", "last_name", "phone", "tags", "lists", "status", "custom_fields",
                  "created_at", "updated_at")
+#: Lifetime of the presigned download URL of an asynchronous export (the job may take minutes).
+EXPORT_JOB_URL_TTL_SECONDS = 3600
+#: Worker runs of one export job before it is marked failed (SQS redelivers a crashed run).
+EXPORT_MAX_ATTEMPTS = 3
+_PAGE = 500
 
 
-def export(a: str, *, fmt: str | None, list_id: str | None, fields: str | None, status: str | None = None) -> dict:
-    """Build the export; returns ``{"inline": (body, content_type, filename)}`` or
-    ``{"url": ..., ...}`` when it is too big for a Lambda response."""
-    from lambdakit.csvsafe import neutralise
+class _Spec(NamedTuple):
+    fmt: str
+    cols: list[str]
+    list_id: str | None
+    status: str | None
 
-    from . import jobs
+    @property
+    def ctype(self) -> str:
+        return "application/json" if self.fmt == "json" else "text/csv; charset=utf-8"
 
+
+def _export_spec(fmt: str | None, list_id: str | None, fields: str | None, status: str | None) -> _Spec:
     fmt = (fmt or "csv").strip().lower()
     if fmt not in ("csv", "json"):
         raise ValidationFailed("format must be csv or json", fields={"format": "One of: csv, json"})
@@ -660,29 +671,166 @@ def export(a: str, *, fmt: str | None, list_id: str | None, fields: str | None, 
     if bad:
         raise ValidationFailed("Unknown field", fields={"fields": f"Unknown: {', '.join(bad)}; allowed: "
                                                                  f"{', '.join(EXPORT_FIELDS)}"})
-    cols = list(dict.fromkeys(cols))
-    list_id = (list_id or "").strip() or None
-    if list_id and lists_repo.get(a, list_id) is None:
-        raise NotFound("List not found")
-    contacts = list(_iter_export(a, list_id, status))
-    stamp = clock.now().strftime("%Y%m%d-%H%M%S")
-    if fmt == "json":
-        rows = [{k: public(c)[k] for k in cols} for c in contacts]
-        body = json.dumps(rows, ensure_ascii=False).encode("utf-8")
-        ctype, filename = "application/json", f"contacts-{stamp}.json"
-    else:
-        import csv
-        import io
+    return _Spec(fmt, list(dict.fromkeys(cols)), (list_id or "").strip() or None, status)
 
-        custom_keys: list[str] = []
-        if "custom_fields" in cols:
-            custom_keys = sorted({k for c in contacts for k in (c.get("custom_fields") or {})} - set(EXPORT_FIELDS))
-        header = [c for c in cols if c != "custom_fields"] + custom_keys
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\r\n")
-        w.writerow(header)
+
+def _expected_rows(a: str, spec: _Spec) -> int:
+    """Rows the export will hold, from the maintained counters (one BatchGetItem)."""
+    cnt = repo.counters(a, list_id=spec.list_id)
+    if spec.list_id:
+        if cnt.get("list") is None:
+            raise NotFound("List not found")
+        return max(0, int(cnt["list"].get(spec.status or "contact_count", 0)))
+    return max(0, int((cnt["contacts"] or {}).get(spec.status or "total", 0)))
+
+
+def export(a: str, *, fmt: str | None, list_id: str | None, fields: str | None, status: str | None = None) -> dict:
+    """Build the export. Returns ``{"inline": (body, content_type, filename), "count": n}``,
+    ``{"url": ..., ...}`` when it is too big for a Lambda response, or ``{"job": ...}`` (an
+    asynchronous export) when the counters say it holds more than ``export_inline_max_rows``
+    rows. The request's DynamoDB cost is bounded by that setting, whatever the data size."""
+    import io
+
+    from . import jobs
+
+    spec = _export_spec(fmt, list_id, fields, status)
+    s = settings()
+    limit = s.export_inline_max_rows
+    expected = _expected_rows(a, spec)
+    if expected > limit:
+        return {"job": _queue_export(a, spec, expected)}
+    contacts = list(itertools.islice(_iter_export(a, spec.list_id, spec.status, page=min(_PAGE, limit + 1)),
+                                     limit + 1))
+    if len(contacts) > limit:  # the counters lagged behind: never read more than the bound here
+        return {"job": _queue_export(a, spec, len(contacts))}
+    filename = _export_filename(spec)
+    buf = io.BytesIO()
+    _render(spec, contacts, buf)
+    body = buf.getvalue()
+    if len(body) <= s.export_inline_max_bytes:
+        return {"inline": (body, spec.ctype, filename), "count": len(contacts)}
+    key = f"exports/{a}/{ids.sortable_id().lower()}/{filename}"
+    url = jobs.put_export(key, body, spec.ctype, filename, s.presign_ttl_seconds)
+    return {"url": url, "format": spec.fmt, "count": len(contacts), "bytes": len(body), "filename": filename,
+            "expires_in": s.presign_ttl_seconds}
+
+
+def _export_filename(spec: _Spec) -> str:
+    return f"contacts-{clock.now().strftime('%Y%m%d-%H%M%S')}.{spec.fmt}"
+
+
+def _queue_export(a: str, spec: _Spec, expected: int) -> dict:
+    from . import jobs
+
+    job_id = ids.sortable_id().lower()
+    filename = _export_filename(spec)
+    key = f"exports/{a}/{job_id}/{filename}"
+    job = {"job_id": job_id, "account_id": a, "kind": "export", "status": "queued", "format": spec.fmt,
+           "fields": spec.cols, "list_id": spec.list_id, "status_filter": spec.status, "key": key,
+           "filename": filename, "processed": 0, "total": expected, "attempts": 0, "created_at": clock.now_iso(),
+           "ttl": int(clock.now_ts()) + 7 * 86400}
+    jobs.put_export_job(a, job)
+    jobs.enqueue({"type": "export", "account_id": a, "job_id": job_id})
+    return {**export_job_public(job), "url": jobs.export_url(key, EXPORT_JOB_URL_TTL_SECONDS),
+            "expires_in": EXPORT_JOB_URL_TTL_SECONDS}
+
+
+def export_job_public(job: dict) -> dict:
+    total = job.get("total")
+    done = int(job.get("processed", 0))
+    return {"job_id": job["job_id"], "status": job["status"], "format": job["format"], "fields": job["fields"],
+            "list_id": job.get("list_id"), "status_filter": job.get("status_filter"), "filename": job["filename"],
+            "processed": done, "total": total,
+            "progress": (100.0 if job["status"] == "completed"
+                         else round(min(100.0, 100.0 * done / total), 1) if total else 0.0),
+            "created_at": job["created_at"], "started_at": job.get("started_at"),
+            "finished_at": job.get("finished_at"), "failure": job.get("failure"),
+            "status_url": f"/contacts/exports/{job['job_id']}"}
+
+
+def get_export_job(a: str, job_id: str) -> dict:
+    """Status of an export job of this account; a completed job carries a fresh download URL."""
+    from . import jobs
+
+    job = jobs.get_export_job(a, job_id, consistent=True)
+    if job is None:
+        raise NotFound("Export job not found")
+    out = export_job_public(job)
+    if job["status"] == "completed":
+        out.update(url=jobs.export_url(job["key"], EXPORT_JOB_URL_TTL_SECONDS),
+                   expires_in=EXPORT_JOB_URL_TTL_SECONDS)
+    return out
+
+
+def run_export_job(a: str, job_id: str) -> str:
+    """Worker side: stream the contacts (paged key queries) into the file and upload it.
+    Returns ``completed``, ``failed`` or ``skipped``; raises on an error that SQS should retry."""
+    import tempfile
+
+    from . import jobs
+
+    job = jobs.start_export_job(a, job_id, clock.now_iso())
+    if job is None:
+        return "skipped"
+    spec = _Spec(job["format"], list(job["fields"]), job.get("list_id"), job.get("status_filter"))
+    try:
+        def rows():
+            n = 0
+            for c in _iter_export(a, spec.list_id, spec.status):
+                yield c
+                n += 1
+                if n % _PAGE == 0:
+                    jobs.export_progress(a, job_id, n)
+
+        with tempfile.TemporaryFile() as out:
+            n = _render(spec, rows(), out)
+            out.seek(0)
+            jobs.upload_export(job["key"], out, spec.ctype, job["filename"])
+    except Exception:
+        if int(job.get("attempts", 0)) < EXPORT_MAX_ATTEMPTS:
+            raise
+        logger.exception("export job failed", extra={"job_id": job_id})
+        jobs.finish_export_job(a, job_id, "failed", clock.now_iso(), error="Export failed")
+        return "failed"
+    jobs.finish_export_job(a, job_id, "completed", clock.now_iso(), processed=n)
+    return "completed"
+
+
+def _render(spec: _Spec, contacts: Iterable[dict], out: IO[bytes]) -> int:
+    """Write the export of ``contacts`` to ``out`` (CSV with neutralised cells, or a JSON
+    array); returns the number of rows. Inline and asynchronous exports share it, so both
+    give the same bytes for the same contacts."""
+    import csv
+    import io
+    import tempfile
+
+    from lambdakit.csvsafe import neutralise
+
+    n = 0
+    if spec.fmt == "json":
+        out.write(b"[")
         for c in contacts:
             p = public(c)
+            out.write((", " if n else "").encode() + json.dumps({k: p[k] for k in spec.cols},
+                                                                ensure_ascii=False).encode("utf-8"))
+            n += 1
+        out.write(b"]")
+        return n
+    with tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024, mode="w+t", encoding="utf-8") as spool:
+        # the header names every custom field, so the records are spooled while their keys are collected
+        custom: set[str] = set()
+        for c in contacts:
+            p = public(c)
+            if "custom_fields" in spec.cols:
+                custom.update(p["custom_fields"])
+            spool.write(json.dumps(p, ensure_ascii=False) + "\n")
+        spool.seek(0)
+        header = [c for c in spec.cols if c != "custom_fields"] + sorted(custom - set(EXPORT_FIELDS))
+        text = io.TextIOWrapper(out, encoding="utf-8", newline="")  # type: ignore[arg-type]
+        w = csv.writer(text, lineterminator="\r\n")
+        w.writerow(header)
+        for line in spool:
+            p = json.loads(line)
             row = []
             for col in header:
                 if col in ("tags", "lists"):
@@ -693,22 +841,17 @@ def export(a: str, *, fmt: str | None, list_id: str | None, fields: str | None, 
                     v = p["custom_fields"].get(col, "")
                 row.append(neutralise(v))
             w.writerow(row)
-        body = buf.getvalue().encode("utf-8")
-        ctype, filename = "text/csv; charset=utf-8", f"contacts-{stamp}.csv"
-    s = settings()
-    if len(body) <= s.export_inline_max_bytes:
-        return {"inline": (body, ctype, filename), "count": len(contacts)}
-    key = f"exports/{a}/{ids.sortable_id().lower()}/{filename}"
-    url = jobs.put_export(key, body, ctype, filename, s.presign_ttl_seconds)
-    return {"url": url, "format": fmt, "count": len(contacts), "bytes": len(body), "filename": filename,
-            "expires_in": s.presign_ttl_seconds}
+            n += 1
+        text.flush()
+        text.detach()
+    return n
 
 
-def _iter_export(a: str, list_id: str | None, status: str | None):
+def _iter_export(a: str, list_id: str | None, status: str | None, *, page: int = _PAGE):
     cursor = None
     source = "list" if list_id else ("status" if status else "all")
     while True:
-        items, cursor = repo.query_source(source, a, value=list_id, status=status, limit=500, cursor=cursor)
+        items, cursor = repo.query_source(source, a, value=list_id, status=status, limit=page, cursor=cursor)
         contacts = _enrich(a, items) if source == "list" else items
         for c in contacts:
             if c is not None and (status is None or c.get("status") == status):
