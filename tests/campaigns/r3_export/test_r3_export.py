@@ -115,6 +115,7 @@ def test_above_bound_job_writes_what_inline_gives(camp, campaigns_app, bound, ma
     other = make_key(account_id=OTHER_ACCOUNT)
     assert camp.get(d["status_url"], headers={"Authorization": f"Bearer {other}"}).status == 404
     assert camp.get("/contacts/exports/unknown").status == 404
+    assert camp.get(f"/contacts/imports/{d['job_id']}").status == 404  # export jobs are not import jobs
 
     assert _run_worker(campaigns_app) == 1
     st = ExportJob.model_validate(camp.get(d["status_url"]).json()["data"]).model_dump()

@@ -678,9 +678,10 @@ def _expected_rows(a: str, spec: _Spec) -> int:
     """Rows the export will hold, from the maintained counters (one BatchGetItem)."""
     cnt = repo.counters(a, list_id=spec.list_id)
     if spec.list_id:
-        if cnt.get("list") is None:
+        item = cnt.get("list")
+        if item is None:
             raise NotFound("List not found")
-        return max(0, int(cnt["list"].get(spec.status or "contact_count", 0)))
+        return max(0, int(item.get(spec.status or "contact_count", 0)))
     return max(0, int((cnt["contacts"] or {}).get(spec.status or "total", 0)))
 
 
