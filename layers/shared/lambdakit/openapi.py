@@ -32,17 +32,19 @@ REASONS = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: 
 def doc(*, body: str | None = None, query: str | None = None, response: str | None = None,
         status: int = 200, errors: Iterable[int] = (), public: bool = False, list_key: str | None = None,
         paginated: bool = False, content_type: str | None = None, form: dict[str, str] | None = None,
-        redirect: bool = False) -> dict[str, Any]:
+        redirect: bool = False, also: dict[int, str] | None = None) -> dict[str, Any]:
     """Documentation for one route (``openapi_extensions=doc(...)``).
 
     ``body``/``query``/``response``: ``"module:Class"`` pydantic models. ``list_key``: the
     response is a list of ``response`` under that key; ``paginated`` adds the service's
     pagination. ``content_type``: a non-JSON success body (``text/csv``, ``image/gif``...).
     ``form``: multipart fields ``{name: "file"|"string"}``. ``public``: no auth errors.
+    ``also``: further success answers ``{status: "module:Class"}`` (JSON, in the service's
+    envelope), e.g. ``{202: "pkg.models:JobStarted"}`` for a route that may hand work to a job.
     """
     return {KEY: {"body": body, "query": query, "response": response, "status": status, "errors": list(errors),
                   "public": public, "list_key": list_key, "paginated": paginated, "content_type": content_type,
-                  "form": form, "redirect": redirect}}
+                  "form": form, "redirect": redirect, "also": {str(k): v for k, v in (also or {}).items()}}}
 
 
 def _model(ref: str):
@@ -62,9 +64,12 @@ class _Schemas:
         for ops in document.get("paths", {}).values():
             for op in ops.values():
                 info = op.get(KEY) or {}
-                for key, mode in (("response", "serialization"), ("body", "validation"), ("query", "validation")):
-                    if info.get(key):
-                        pair = (_model(info[key]), mode)
+                refs_ = [(info.get(k), mode) for k, mode in (("response", "serialization"), ("body", "validation"),
+                                                             ("query", "validation"))]
+                refs_ += [(ref, "serialization") for ref in (info.get("also") or {}).values()]
+                for ref, mode in refs_:
+                    if ref:
+                        pair = (_model(ref), mode)
                         if pair not in wanted:
                             wanted.append(pair)
         self.refs: dict[Any, dict] = {}
@@ -122,6 +127,9 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                     payload = {"type": "array", "items": payload}
                 responses[status] = {"description": "Success",
                                      "content": {"application/json": {"schema": wrap_success(payload, info)}}}
+            for code, ref in (info.get("also") or {}).items():
+                responses[code] = {"description": "Success", "content": {"application/json": {
+                    "schema": wrap_success(schemas.ref(ref, "serialization"), {"status": int(code)})}}}
             errs = set(info.get("errors") or ())
             errs.update(s for s in STANDARD_ERRORS if not (info.get("public") and s in (401, 403)))
             if info.get("body") or info.get("query") or info.get("form") or op.get("parameters"):

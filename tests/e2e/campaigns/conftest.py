@@ -63,7 +63,10 @@ class Runtime:
 
 @pytest.fixture(scope="session")
 def rt(tmp_path_factory):
-    proc = RuntimeProcess(tmp_path_factory.mktemp("campaigns-e2e"), services=("campaigns", "exams", "internships"))
+    # Exports above 50 rows run as jobs (default bound 5,000): the scenario's exports (300+ rows)
+    # take the asynchronous path through the real queue wiring, at any seeded size.
+    proc = RuntimeProcess(tmp_path_factory.mktemp("campaigns-e2e"), services=("campaigns", "exams", "internships"),
+                          extra_env={"CAMPAIGNS_EXPORT_INLINE_MAX_ROWS": "50"})
     try:
         dev = proc.wait_ready(timeout=120)
         maybe_seed(dev, "campaigns")

@@ -50,7 +50,7 @@ def create_contact():
                         "is the presigned download of the file the job writes (ready when status_url says "
                         "completed).",
             openapi_extensions=doc(query="campaigns.contacts.models:ExportQuery", content_type="text/csv",
-                                   errors=(404,)))
+                                   errors=(404,), also={202: "campaigns.contacts.models:ExportJobStarted"}))
 def export_contacts():
     r = service.export(_acct(), fmt=query(router, "format"), list_id=query(router, "list_id"),
                        fields=query(router, "fields"), status=query(router, "status"))
