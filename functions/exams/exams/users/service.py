@@ -112,6 +112,12 @@ def update_profile(actor: Principal, profile_id: str, body: UpdateProfile) -> di
         if not actor.is_super_admin:
             raise ApiError("Only a super admin may change a role or a client", code="INSUFFICIENT_PRIVILEGES",
                            status=403)
+    if actor.user_id == profile_id and (
+            ("role" in changes and changes["role"] != current["role"])
+            or ("client_id" in changes and changes["client_id"] != current.get("client_id"))):
+        # no self-demotion: the last super admin could lock everyone out (fuzz: the fuzzer's own
+        # super admin demoted itself, then met the maintenance mode it had switched on)
+        raise ApiError("You cannot change your own role or client", code="FORBIDDEN", status=403)
     if "active_status" in changes and changes["active_status"] != current.get("active_status", 1):
         if actor.is_student or actor.user_id == profile_id:
             raise ApiError("You cannot change your own account status", code="FORBIDDEN", status=403)
