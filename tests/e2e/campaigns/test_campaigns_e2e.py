@@ -121,13 +121,16 @@ def test_audience_routes_through_the_front(rt, api):
     assert data(api.get(f"/lists/{lst['id']}"))["contact_count"] == 303
 
     # export: CSV with formula neutralisation
-    data(api.post("/contacts", json={"email": unique("formula"), "first_name": "=HYPERLINK(1)", "tags": ["xf"]}), 201)
-    r = export(api, {"format": "csv", "fields": "email,first_name", "status": "active"})
+    # (exports are of this scenario's list: the cost benchmark seeds up to 100,000 background
+    # contacts into the account, which an account-wide export job would walk on the emulator)
+    data(api.post("/contacts", json={"email": unique("formula"), "first_name": "=HYPERLINK(1)", "tags": ["xf"],
+                                     "lists": [lst["id"]]}), 201)
+    r = export(api, {"format": "csv", "fields": "email,first_name", "status": "active", "list_id": lst["id"]})
     assert r.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(r.content.decode("utf-8-sig"))))
-    assert any(x["first_name"] == "'=HYPERLINK(1)" for x in rows)
+    assert len(rows) == 304 and any(x["first_name"] == "'=HYPERLINK(1)" for x in rows)
     r = export(api, {"format": "json", "list_id": lst["id"]})
-    assert len(r.json()) == 303
+    assert len(r.json()) == 304
 
     # templates
     t = data(api.post("/templates", json={"name": "Welcome", "subject": "Hi {{first_name}}",
@@ -143,7 +146,7 @@ def test_audience_routes_through_the_front(rt, api):
     # erasure, list delete keeps contacts
     data(api.delete(f"/contacts/{b['id']}"))
     assert api.get(f"/contacts/{b['id']}").status_code == 404
-    assert data(api.get(f"/lists/{lst['id']}"))["contact_count"] == 302
+    assert data(api.get(f"/lists/{lst['id']}"))["contact_count"] == 303  # 304 with the formula contact, minus the erased one
     assert data(api.delete(f"/lists/{lst['id']}"))["deleted"] is True
     assert api.get(f"/contacts/{a['id']}").status_code == 200
 
