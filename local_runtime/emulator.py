@@ -161,6 +161,48 @@ class _TableCopyShim:
         return copy.deepcopy(x, memo)
 
 
+_token_replay_installed = False
+_kept_tokens: "OrderedDict[str, tuple[float, str, Any]]" = OrderedDict()
+
+
+def install_transaction_token_replay() -> None:
+    """In-process moto (the test harness, no WSGI server): honour ``TransactWriteItems``'
+    ``ClientRequestToken`` as DynamoDB does, at moto's response handler. A resend of an
+    applied transaction with the same token and request (botocore keeps the token across its
+    retries) returns the first result without applying it again; the same token with another
+    request is ``IdempotentParameterMismatchException``. Idempotent."""
+    global _token_replay_installed
+    if _token_replay_installed:
+        return
+    from moto.dynamodb.exceptions import DynamodbException
+    from moto.dynamodb.responses import DynamoHandler
+
+    original = DynamoHandler.transact_write_items
+
+    def transact_write_items(self: Any) -> Any:
+        body = dict(self.body or {})
+        token = body.pop("ClientRequestToken", None)
+        if not isinstance(token, str) or not token:
+            return original(self)
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+        now = time.monotonic()
+        while _kept_tokens and next(iter(_kept_tokens.values()))[0] <= now:
+            _kept_tokens.popitem(last=False)
+        kept = _kept_tokens.get(token)
+        if kept is not None:
+            if kept[1] != digest:
+                raise DynamodbException(
+                    "IdempotentParameterMismatchException",
+                    "The request uses the same client token as a previous, but non-identical request.")
+            return kept[2]
+        result = original(self)
+        _kept_tokens[token] = (now + TOKEN_WINDOW_SECONDS, digest, result)
+        return result
+
+    DynamoHandler.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    _token_replay_installed = True
+
+
 def install_item_level_transactions() -> None:
     """Patch moto's ``transact_write_items`` to snapshot and restore only the touched items.
 

@@ -144,6 +144,9 @@ class Harness:
         if self._mock is None:
             from moto import mock_aws
 
+            from .emulator import install_transaction_token_replay
+
+            install_transaction_token_replay()
             self._mock = mock_aws()
             self._mock.start()
             self.clients = Clients()

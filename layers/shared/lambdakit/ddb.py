@@ -9,14 +9,18 @@ cursor-paginated queries. No Scan is offered: request paths never scan.
 from __future__ import annotations
 
 import base64
+import decimal
 import json
+import logging
 import random
 import time
 from decimal import Decimal
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from . import aws
-from .errors import ConditionFailed, Contention
+from .errors import ConditionFailed, Contention, StorageRefused, Throttled
+
+logger = logging.getLogger("lambdakit.ddb")
 
 #: Cancellation reasons that say nothing about the data, only that the items were busy:
 #: a transaction cancelled for these alone is retried (``Table.transact``).
@@ -25,6 +29,14 @@ TRANSIENT_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "Provis
 TRANSACT_ATTEMPTS = 5
 TRANSACT_BASE_DELAY = 0.025
 TRANSACT_BUDGET = 1.0
+#: Single-call error codes that mean "busy, retry later" once botocore's own retries are spent.
+THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException",
+                            "RequestLimitExceeded", "LimitExceededException"})
+CONFLICT_CODES = frozenset({"TransactionConflictException", "TransactionInProgressException"})
+#: Fragments of DynamoDB's ValidationException messages that refuse a VALUE (as opposed to a
+#: malformed request, which is a bug and stays a 500).
+_VALUE_REFUSALS = ("size has exceeded", "number overflow", "number underflow", "significant digits",
+                   "empty string", "utf-8", "type mismatch", "invalid string", "exceeds the maximum")
 
 
 # ---------------------------------------------------------------- conversion
@@ -163,7 +175,7 @@ class Table:
             e = _Expr()
             kw["ProjectionExpression"] = ", ".join(e.name(a) for a in attributes)
             kw["ExpressionAttributeNames"] = e.names
-        item = self.raw.get_item(**kw).get("Item")
+        item = call(self.raw.get_item, **kw).get("Item")
         return from_ddb(item) if item else None
 
     def put(self, item: dict, *, condition: Any = None, names: dict | None = None, values: dict | None = None) -> None:
@@ -279,7 +291,7 @@ class Table:
             kw["ExclusiveStartKey"] = cursor
         if select_count:
             kw["Select"] = "COUNT"
-        resp = self.raw.query(**kw)
+        resp = call(self.raw.query, **kw)
         return [from_ddb(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
 
     def query_all(self, pk_value: str, *, max_items: int = 10_000, **kw: Any) -> list[dict]:
@@ -309,7 +321,7 @@ class Table:
         for i in range(0, len(uniq), 100):
             request = {self.name: {"Keys": [{"pk": p, "sk": s} for p, s in uniq[i:i + 100]], "ConsistentRead": consistent}}
             for _ in range(8):
-                resp = aws.resource("dynamodb").batch_get_item(RequestItems=request)
+                resp = call(aws.resource("dynamodb").batch_get_item, RequestItems=request)
                 out.extend(from_ddb(x) for x in resp.get("Responses", {}).get(self.name, []))
                 request = resp.get("UnprocessedKeys") or {}
                 if not request:
@@ -318,11 +330,14 @@ class Table:
 
     def batch_write(self, puts: Iterable[dict] = (), deletes: Iterable[tuple[str, str]] = ()) -> None:
         """BatchWriteItem, 25 items a call (boto3's batch writer handles retries)."""
-        with self.raw.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as bw:
-            for item in puts:
-                bw.put_item(Item=to_ddb(item))
-            for pk, sk in deletes:
-                bw.delete_item(Key={"pk": pk, "sk": sk})
+        def write() -> None:
+            with self.raw.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as bw:
+                for item in puts:
+                    bw.put_item(Item=to_ddb(item))
+                for pk, sk in deletes:
+                    bw.delete_item(Key={"pk": pk, "sk": sk})
+
+        call(write)
 
     # ---- transactions
     def transact(self, ops: list[dict]) -> None:
@@ -392,24 +407,86 @@ class Table:
         while True:
             attempt += 1
             try:
-                self.client.transact_write_items(TransactItems=items)
+                call(self.client.transact_write_items, TransactItems=items)
                 return
             except self.client.exceptions.TransactionCanceledException as exc:
-                reasons = [r.get("Code") or "None" for r in exc.response.get("CancellationReasons", [])]
+                raw = exc.response.get("CancellationReasons", [])
+                reasons = [r.get("Code") or "None" for r in raw]
+                if "ConditionalCheckFailed" in reasons:
+                    failed = [i for i, r in enumerate(reasons) if r == "ConditionalCheckFailed"]
+                    raise ConditionFailed(f"transaction cancelled: condition of op {failed} failed",
+                                          reasons=reasons) from exc
+                refused = [r for r in raw if (r.get("Code") or "") in ("ValidationError", "ItemCollectionSizeLimitExceeded")]
+                if refused:
+                    raise storage_refused(refused[0].get("Message") or "size") from exc
                 if not is_contention(reasons):
-                    raise ConditionFailed("transaction cancelled", reasons=reasons) from exc
+                    logger.error("dynamodb transaction cancelled", extra={"aws_error_code": "TransactionCanceled",
+                                                                          "reasons": reasons})
+                    raise
                 delay = random.uniform(0, TRANSACT_BASE_DELAY * 2 ** (attempt - 1))
                 if attempt >= TRANSACT_ATTEMPTS or time.monotonic() + delay > deadline:
                     raise Contention(reasons=reasons) from exc
                 time.sleep(delay)
 
     # ---- internals
-    def _call(self, fn, **kw):
-        try:
-            return fn(**kw)
-        except self.raw.meta.client.exceptions.ConditionalCheckFailedException as exc:
-            item = exc.response.get("Item")
+    def _call(self, fn: Callable[..., Any], **kw: Any) -> Any:
+        return call(fn, **kw)
+
+
+def call(fn: Callable[..., Any], **kw: Any) -> Any:
+    """Run one DynamoDB data-plane call and translate its failures (issue 23, rule 1):
+
+    * ``ConditionalCheckFailedException`` → ``ConditionFailed`` (and nothing else is);
+    * throttling after botocore's retries → ``Throttled`` (503, ``Retry-After``); a write that
+      meets a running transaction → ``Contention`` (503);
+    * a value DynamoDB refuses (too many digits, out of range, NaN, an item over 400 KB, an
+      empty key string) → ``StorageRefused`` (422, or 413 for size);
+    * anything else is re-raised after one log line carrying the AWS error code (a 500 in
+      the service's format, rendered by the resolver).
+    """
+    try:
+        return fn(**kw)
+    except (decimal.DecimalException, OverflowError) as exc:
+        raise StorageRefused("A number in the request cannot be stored (at most 38 significant digits)",
+                             aws_message=type(exc).__name__) from None
+    except TypeError as exc:
+        text = str(exc)
+        if "NaN" in text or "Infinity" in text or "Unsupported type" in text:
+            raise StorageRefused("A value in the request cannot be stored", aws_message=text) from None
+        raise
+    except Exception as exc:
+        response = getattr(exc, "response", None)
+        if not isinstance(response, dict):
+            raise
+        err = response.get("Error") or {}
+        code, message = err.get("Code", ""), err.get("Message", "")
+        if code == "TransactionCanceledException":
+            raise  # classified by the caller from its cancellation reasons
+        if code == "ConditionalCheckFailedException":
+            item = response.get("Item")
             raise ConditionFailed(item=from_ddb(_deser(item)) if item else None) from exc
+        if code in THROTTLE_CODES:
+            logger.warning("dynamodb throttled", extra={"aws_error_code": code})
+            raise Throttled(aws_code=code) from exc
+        if code in CONFLICT_CODES:
+            logger.warning("dynamodb write conflict", extra={"aws_error_code": code})
+            raise Contention(reasons=[code]) from exc
+        if code == "ValidationException" and refused_value(message):
+            raise storage_refused(message) from exc
+        logger.error("dynamodb error", extra={"aws_error_code": code, "aws_operation": getattr(fn, "__name__", "")})
+        raise
+
+
+def refused_value(message: str) -> bool:
+    low = (message or "").lower()
+    return any(f in low for f in _VALUE_REFUSALS)
+
+
+def storage_refused(message: str) -> StorageRefused:
+    if "size" in (message or "").lower():
+        return StorageRefused("The item would exceed DynamoDB's 400 KB item size", status=413,
+                              code="PAYLOAD_TOO_LARGE", aws_message=message)
+    return StorageRefused(aws_message=message)
 
 
 def is_contention(reasons: list[str]) -> bool:

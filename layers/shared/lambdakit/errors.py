@@ -104,14 +104,43 @@ class Contention(ServiceUnavailable):
         self.reasons = list(reasons or [])
 
 
+class Throttled(ServiceUnavailable):
+    """DynamoDB kept refusing for capacity (throttling, provisioned throughput, request
+    limit) after botocore's retry budget: 503 with ``Retry-After``, code ``THROTTLED``."""
+
+    status, code = 503, "THROTTLED"
+
+    def __init__(self, message: str = "The service is busy, please retry", *, aws_code: str = "", **kw: Any) -> None:
+        kw.setdefault("headers", {"Retry-After": "1"})
+        super().__init__(message, **kw)
+        self.aws_code = aws_code
+
+
+class StorageRefused(ApiError):
+    """DynamoDB refused a value of the request (a number beyond its 38 digits or range, an
+    item over 400 KB, a string it will not store): never a ``ConditionFailed``. 422
+    ``VALUE_NOT_STORABLE``, or 413 ``PAYLOAD_TOO_LARGE`` for an item over the size limit."""
+
+    status, code = 422, "VALUE_NOT_STORABLE"
+
+    def __init__(self, message: str = "A value of the request cannot be stored", *, aws_message: str = "",
+                 **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.aws_message = aws_message
+
+
 class ConditionFailed(Exception):
-    """Raised by the data-access layer when a DynamoDB condition does not hold.
+    """Raised by the data-access layer when a DynamoDB condition does not hold, and only then
+    (a ``ConditionalCheckFailedException``, or a transaction cancelled with at least one
+    ``ConditionalCheckFailed`` reason).
 
     Repositories catch it and raise the domain error that fits (Conflict, NotFound,
-    a state error...). ``reasons`` holds per-item cancellation codes of a transaction.
+    a state error...). ``reasons`` holds per-item cancellation codes of a transaction;
+    ``failed_ops`` the indexes of the operations whose condition failed.
     """
 
     def __init__(self, message: str = "condition failed", reasons: list[str] | None = None, item: dict | None = None):
         super().__init__(message)
         self.reasons = reasons or []
         self.item = item
+        self.failed_ops = [i for i, r in enumerate(self.reasons) if r == "ConditionalCheckFailed"]
