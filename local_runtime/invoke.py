@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import importlib
+import json
 import sys
 import time
 import uuid
@@ -206,6 +207,8 @@ def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str
 
 
 _NO_MATCH: Any = object()
+#: Lambda's limit for a synchronous invocation's payload (6 MB).
+LAMBDA_SYNC_PAYLOAD = 6_291_456
 
 
 def _dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str, str], body: bytes | None, *,
@@ -221,4 +224,8 @@ def _dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[st
     route, params = match
     params = {k: unquote(v) for k, v in params.items()}
     event = build_http_event(route, params, method, decoded, raw_query, headers, body, source_ip=source_ip)
+    if body and len(body) > 4_000_000 and len(json.dumps(event)) > LAMBDA_SYNC_PAYLOAD:
+        # Lambda refuses a synchronous invocation over 6 MB (the event as JSON, a binary body
+        # base64-encoded): the function never runs and API Gateway answers 413.
+        return HttpResult(413, {"content-type": "application/json"}, [], b'{"message":"Request Entity Too Large"}')
     return to_http_result((invoker or invoke)(svc.functions[route.function], event))
