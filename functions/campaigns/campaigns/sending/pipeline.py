@@ -43,6 +43,8 @@ class SendContext:
     attachments: list[Attachment] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     is_stopped: Callable[[], bool] = lambda: False
+    #: Set when the message cannot be composed (an uploaded attachment expired): recipients fail.
+    blocked: str | None = None
 
 
 @dataclass
@@ -116,6 +118,10 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
                           reply_to=ctx.provider.reply_to, cc=ctx.cc, bcc=ctx.bcc, headers=c.headers,
                           attachments=ctx.attachments, campaign_id=ctx.campaign_id, bulk_id=ctx.bulk_id,
                           send_id=ctx.send_id, rkey=rkey, metadata=ctx.metadata)
+    if ctx.blocked:
+        repo.finish(ctx.send_id, rkey, "failed", error=ctx.blocked, failed_at=clock.now_iso())
+        metric("EmailsFailed", provider=ctx.provider.name)
+        return Result(rkey, r.email, "failed", None, cid, r.variant)
     try:
         out = providers.send(ctx.provider.name, msg, message_id=planned)
     except ses.SendThrottled:
