@@ -24,6 +24,3 @@ def emf(out: str) -> list[tuple[str, float, dict]]:
 def total(points, name: str, **dims: str) -> float:
     return sum(v for n, v, d in points if n == name and all(d.get(k) == x for k, x in dims.items()))
 
-
-def names(points) -> set[str]:
-    return {n for n, _, _ in points}

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.campaigns.audience.test_audience_import_export import _sqs_event, multipart
-from tests.campaigns.r4_limits.emf import emf, names, total
+from tests.campaigns.r4_limits.emf import emf, total
 from tests.campaigns.sending.test_audience_sends import _ses_event
 
 IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
