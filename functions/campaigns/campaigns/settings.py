@@ -64,8 +64,11 @@ class CampaignsSettings(ServiceSettings):
     plan_standard_per_minute: int = 100
     plan_pro_per_minute: int = 1000
     enterprise_default_per_minute: int = 10000
-    #: Imports up to this many bytes run in the request (spec's upload size).
-    import_max_bytes: int = 10_485_760
+    #: Multipart bodies of ``POST /contacts/import`` up to this many bytes run in the request.
+    #: The real ceiling is Lambda's synchronous event (6,291,456 bytes): API Gateway base64-encodes
+    #: a multipart body (×4/3), so 4,500,000 bytes arrive as a 6,000,000-byte event plus headers.
+    #: Bigger files use the asynchronous job (``POST /contacts/imports``, presigned S3 upload).
+    import_max_bytes: int = 4_500_000
     #: ...and up to this many rows; bigger files must use the asynchronous job.
     import_max_sync_rows: int = 20_000
     #: Asynchronous import files up to this size (presigned upload).

@@ -160,6 +160,9 @@ def test_every_route_conforms(campaigns_app, camp, document, pipe, receiver, lat
                                                "variables": {"x": "1"}, "provider": {"provider": "sandbox"},
                                                "from_email": "news@example.com"})
     assert sent.json()["data"]["message_id"]
+    att = w("POST", "/attachments", 201, json={"filename": "a.pdf", "type": "application/pdf"}).json()["data"]
+    assert att["upload"]["fields"]["key"].endswith(att["attachment_id"])
+    w("POST", "/attachments", 422, json={"filename": "a/b"})
     bulk = w("POST", "/email/bulk", 202, json={"recipients": [{"to": "e@example.com", "variables": {"n": "E"}}],
                                                 "subject": "Hi {{n}}", "text": "Hello {{n}}",
                                                 "provider": {"provider": "sandbox"}, "from_email": "news@example.com"})

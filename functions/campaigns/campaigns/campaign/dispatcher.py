@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 from lambdakit import clock
+from lambdakit.observability import flush_metrics
 
 from .. import events
 from ..analytics import repository as counters
@@ -169,6 +170,9 @@ def tick() -> dict:
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict, context) -> dict:
-    result = tick()
-    logger.info("dispatcher tick", extra=result)
-    return result
+    try:
+        result = tick()
+        logger.info("dispatcher tick", extra=result)
+        return result
+    finally:
+        flush_metrics()

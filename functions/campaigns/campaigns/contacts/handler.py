@@ -74,7 +74,12 @@ def get_export(job_id: str):
 
 @router.post("/contacts/import", middlewares=[require("contacts:write")], summary="Import contacts from CSV",
              description="multipart/form-data: file, list_id, tags (comma-separated), update_existing. "
-                         "data: imported, updated, skipped, errors[{line, error}].",
+                         "data: imported, updated, skipped, errors[{line, error}]. Limits: request body at most "
+                         "4,500,000 bytes (CAMPAIGNS_IMPORT_MAX_BYTES; Lambda's 6 MB synchronous event holds the "
+                         "base64-encoded body) and 20,000 rows; beyond either, 413 PAYLOAD_TOO_LARGE with "
+                         "details {max_bytes, job_route, job_max_bytes}: use POST /contacts/imports. Bodies "
+                         "that do not fit the Lambda event at all are refused by API Gateway/Lambda with their "
+                         "own 413 before the service runs.",
              openapi_extensions=doc(response="campaigns.contacts.models:ImportResult", errors=(413,),
                                     form={"file": "file", "list_id": "string", "tags": "string",
                                           "update_existing": "string"}))
@@ -84,8 +89,10 @@ def import_contacts():
         form = multipart.parse(raw_body(router), header(router, "content-type"), max_bytes=max_bytes)
     except ApiError as exc:
         if exc.status == 413:
-            raise ApiError(f"Files over {max_bytes} bytes must use POST /contacts/imports (asynchronous job)",
-                           code="PAYLOAD_TOO_LARGE", status=413) from None
+            raise ApiError(f"Request bodies over {max_bytes} bytes must use POST /contacts/imports "
+                           "(asynchronous job with a presigned S3 upload)", code="PAYLOAD_TOO_LARGE", status=413,
+                           details={"max_bytes": max_bytes, "job_route": "POST /contacts/imports",
+                                    "job_max_bytes": settings().import_job_max_bytes}) from None
         raise
     data = service.import_file(_acct(), form)
     return ok(data, f"Imported {data['imported']}, updated {data['updated']}, skipped {data['skipped']}")
@@ -93,7 +100,8 @@ def import_contacts():
 
 @router.post("/contacts/imports", middlewares=[require("contacts:write")], summary="Start an asynchronous import",
              description="JSON {list_id, tags, update_existing}; returns job_id and a presigned S3 upload (POST "
-                         "form) for the CSV. The upload starts the job.",
+                         "form, content-length-range 1..upload.max_bytes = 200 MB) for the CSV; the form "
+                         "expires after upload.expires_in (900 s). The upload starts the job.",
              openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():
     job = service.create_import_job(_acct(), json_object(router, required=False))

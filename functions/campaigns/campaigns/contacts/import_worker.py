@@ -8,6 +8,8 @@ from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
+from lambdakit.observability import flush_metrics
+
 from ..http import logger
 from . import service
 
@@ -51,5 +53,8 @@ def record_handler(record) -> None:
 
 def lambda_handler(event, context):
     _ctx["lambda"] = context
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor,
-                                    context=context)
+    try:
+        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                        context=context)
+    finally:
+        flush_metrics()

@@ -513,7 +513,8 @@ def import_file(a: str, form) -> dict:
         n += 1
         if n > limit:
             raise ApiError(f"More than {limit} rows: use POST /contacts/imports (asynchronous job)",
-                           code="PAYLOAD_TOO_LARGE", status=413)
+                           code="PAYLOAD_TOO_LARGE", status=413,
+                           details={"max_rows": limit, "job_route": "POST /contacts/imports"})
         batch.append((line, row))
         if len(batch) == importer.CHUNK:
             chunks.append(batch)

@@ -5,6 +5,7 @@ records change status conditionally and contacts report whether they changed."""
 from __future__ import annotations
 
 from lambdakit import clock
+from lambdakit.observability import count as metric
 
 from .. import events
 from ..analytics import repository as counters
@@ -101,6 +102,7 @@ def apply_ses_event(detail: dict) -> str:
     if kind == "delivery":
         if move("delivered", ["sent", "claimed"], delivered_at=clock.now_iso()):
             count("delivered", "st_delivered")
+            metric("EmailsDelivered", provider="ses")
             events.emit(account_id, "email.delivered", {**common, "delivered_at": (detail.get("delivery") or {}).get(
                 "timestamp") or clock.now_iso()}, event_key=f"email.delivered:{send_id}:{rkey}")
             return "delivered"
@@ -113,6 +115,7 @@ def apply_ses_event(detail: dict) -> str:
             return "duplicate"
         if rec:
             count("bounced", "st_bounced")
+            metric("EmailsBounced", provider="ses")
         for br in b.get("bouncedRecipients") or [{"emailAddress": email}]:
             addr = br.get("emailAddress") or email
             contact_bounced(account_id, contact_id if addr == email else None, addr, hard=hard)
@@ -126,6 +129,7 @@ def apply_ses_event(detail: dict) -> str:
             return "duplicate"
         if rec:
             count("complained", "st_complained")
+            metric("EmailsComplained", provider="ses")
         contact_complained(account_id, contact_id, email, campaign_id=campaign_id)
         return "complained"
     if kind in ("open", "click") and rec:

@@ -6,9 +6,11 @@ from typing import Callable
 
 from lambdakit import clock
 
+from ..attachments import service as attachments
 from . import pipeline
 from . import repository as repo
 from .compose import Tracking
+from .message import Attachment
 from .providers import ProviderChoice
 
 CANCEL_CHECK_EVERY = 20
@@ -69,13 +71,19 @@ def run(ctx: pipeline.SendContext, entries: list[dict], *, batch_no: int, owner:
 def bulk_context(bulk: dict) -> pipeline.SendContext:
     p = bulk["provider"]
     t = bulk.get("tracking") or {}
+    files: list[Attachment] = []
+    blocked = None
+    try:  # uploaded attachments are read from S3 once per batch, when composing
+        files = [Attachment(n, d, ty) for n, d, ty in attachments.load(bulk["account_id"], bulk.get("attachments") or [])]
+    except attachments.AttachmentGone:
+        blocked = "An uploaded attachment is no longer stored (expired)"
     return pipeline.SendContext(
         account_id=bulk["account_id"], send_id=f"b-{bulk['id']}", kind="bulk", subject=bulk["subject"],
         html=bulk.get("html"), text=bulk.get("text"),
         provider=ProviderChoice(p["name"], p["from_email"], p.get("from_name") or "", p.get("reply_to")),
         tracking=Tracking(opens=t.get("track_opens", True), clicks=t.get("track_clicks", True)),
         unsubscribe=True, bulk_id=bulk["id"], variables=bulk.get("variables") or {},
-        metadata=bulk.get("metadata") or {})
+        metadata=bulk.get("metadata") or {}, attachments=files, blocked=blocked)
 
 
 def run_bulk(message: dict, remaining_ms: Callable[[], int]) -> None:

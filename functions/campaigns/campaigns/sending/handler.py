@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.http import header, int_query, json_object, parse_model, query
 from lambdakit.openapi import doc
 
+from ..attachments.handler import router as attachments_router
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from . import idempotency, service
@@ -20,9 +21,15 @@ def _acct() -> str:
 
 
 @router.post("/email/send", middlewares=SEND, summary="Send one email now",
-             description="Outbound shape (to, cc, bcc, subject, html, text, template_id, variables, base64 "
-                         "attachments with type, tracking, metadata) plus provider {provider: sandbox|ses, "
-                         "from_email, from_name}. Honours Idempotency-Key for 24 h.",
+             description="Outbound shape (to, cc, bcc, subject, html, text, template_id, variables, "
+                         "attachments, tracking, metadata) plus provider {provider: sandbox|ses, from_email, "
+                         "from_name}. Honours Idempotency-Key for 24 h. Limits: to+cc+bcc at most 50 addresses "
+                         "(SES per message); at most 20 attachments, each inline {filename, content (base64), "
+                         "type} or uploaded {attachment_id, filename?, type?} (POST /attachments); inline "
+                         "attachments at most 3,000,000 bytes decoded in total; the encoded message at most "
+                         "40,000,000 bytes (SES v2: 40 MB after base64 encoding, ~29 MB of attachments); each "
+                         "upload at most 26,214,400 bytes. Over any: 422 on attachments. The JSON body must "
+                         "fit Lambda's 6 MB event; bigger bodies get API Gateway's own 413.",
              openapi_extensions=doc(body="campaigns.sending.models:SendEmail", response="campaigns.sending.models:SendOut", errors=(409,)))
 def send_email():
     raw = json_object(router)
@@ -34,8 +41,10 @@ def send_email():
 
 
 @router.post("/email/bulk", middlewares=SEND, summary="Queue a bulk send",
-             description="recipients [{to, variables}], subject/html/text or template_id, send_in_parallel, "
-                         "batch_size (1-1000, default 100). 202 with bulk_id, total, queued.",
+             description="recipients [{to, variables}] (1-10,000), subject/html/text or template_id, "
+                         "send_in_parallel, batch_size (1-1000, default 100), attachments [{attachment_id, "
+                         "filename?, type?}] (uploads only, at most 20; the message with them at most 40,000,000 "
+                         "bytes encoded). 202 with bulk_id, total, queued.",
              openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,)))
 def send_bulk():
     raw = json_object(router)
@@ -61,5 +70,5 @@ def outbox():
               "Outbox retrieved")
 
 
-app = build_app(router)
+app = build_app(router, attachments_router)
 lambda_handler = lambda_entry(app)

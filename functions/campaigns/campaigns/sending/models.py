@@ -7,39 +7,62 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..attachments.limits import MAX_ATTACHMENTS
+from ..attachments.models import AttachmentRef, check_id
 from ..common.pages import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
 
-MAX_TOTAL_BYTES = 10 * 1024 * 1024
-
 
 class AttachmentIn(BaseModel):
+    """Inline (the spec's ``filename`` + base64 ``content`` + ``type``; at most 3,000,000 bytes
+    decoded for all inline attachments of a request) or uploaded through ``POST /attachments``
+    (``attachment_id``; ``filename``/``type`` default to the upload's)."""
     model_config = ConfigDict(extra="ignore")
-    filename: str = Field(min_length=1, max_length=255)
-    content: str
-    type: str = Field(default="application/octet-stream", max_length=255)
+    filename: Optional[str] = Field(default=None, min_length=1, max_length=255)
+    content: Optional[str] = None
+    type: Optional[str] = Field(default=None, max_length=255)
+    attachment_id: Optional[str] = None
 
     @field_validator("filename")
     @classmethod
-    def _name(cls, v: str) -> str:
+    def _name(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
         if any(c in v for c in "\r\n\"/\\"):
             raise ValueError("filename must not contain quotes, slashes or line breaks")
         return v
 
     @field_validator("type")
     @classmethod
-    def _type(cls, v: str) -> str:
+    def _type(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
         main, _, sub = v.partition("/")
         if not main or not sub or any(c in v for c in "\r\n;"):
             raise ValueError("type must be a MIME type such as application/pdf")
         return v
 
     def decoded(self) -> bytes:
-        return base64.b64decode(self.content, validate=True)
+        return base64.b64decode(self.content or "", validate=True)
+
+    @field_validator("attachment_id")
+    @classmethod
+    def _id(cls, v: str | None) -> str | None:
+        return v if v is None else check_id(v)
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if (self.content is None) == (self.attachment_id is None):
+            raise ValueError("each attachment needs either content (base64) or attachment_id")
+        if self.content is not None and not self.filename:
+            raise ValueError("filename is required with content")
+        return self
 
     @field_validator("content")
     @classmethod
-    def _b64(cls, v: str) -> str:
+    def _b64(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
         try:
             base64.b64decode(v, validate=True)
         except (binascii.Error, ValueError):
@@ -75,7 +98,13 @@ class SendEmail(_Content):
     to: Email
     cc: list[Email] = Field(default_factory=list, max_length=50)
     bcc: list[Email] = Field(default_factory=list, max_length=50)
-    attachments: list[AttachmentIn] = Field(default_factory=list, max_length=20)
+    attachments: list[AttachmentIn] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
+
+    @model_validator(mode="after")
+    def _recipients(self):
+        if 1 + len(self.cc) + len(self.bcc) > 50:
+            raise ValueError("to, cc and bcc together are at most 50 addresses (SES's limit per message)")
+        return self
 
 
 class BulkRecipient(BaseModel):
@@ -88,6 +117,8 @@ class BulkSend(_Content):
     recipients: list[BulkRecipient] = Field(min_length=1, max_length=10_000)
     send_in_parallel: bool = True
     batch_size: int = Field(default=100, ge=1, le=1000)
+    #: Uploaded attachments only (``POST /attachments``), sent to every recipient.
+    attachments: list[AttachmentRef] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
 
 
 # ---------------------------------------------------------------- documentation models (OpenAPI)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from lambdakit import clock, ids
+from lambdakit.observability import count as metric
 from lambdakit.security import sha256_hex
 
 from ..settings import settings
@@ -42,6 +43,8 @@ class SendContext:
     attachments: list[Attachment] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     is_stopped: Callable[[], bool] = lambda: False
+    #: Set when the message cannot be composed (an uploaded attachment expired): recipients fail.
+    blocked: str | None = None
 
 
 @dataclass
@@ -91,6 +94,8 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
     if r.contact and r.contact.get("status", "active") != "active":
         existing = repo.claim(ctx.send_id, rkey, {**base, "status": "skipped", "reason": r.contact.get("status")})
         status = existing.get("status", "skipped") if existing else "skipped"
+        if existing is None:
+            metric("EmailsSuppressed", provider=ctx.provider.name)
         return Result(rkey, r.email, status, contact_id=cid, variant=r.variant, fresh=existing is None)
     planned = "sandbox-" + ids.sortable_id().lower()
     existing = repo.claim(ctx.send_id, rkey, {**base, "planned_id": planned})
@@ -113,6 +118,10 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
                           reply_to=ctx.provider.reply_to, cc=ctx.cc, bcc=ctx.bcc, headers=c.headers,
                           attachments=ctx.attachments, campaign_id=ctx.campaign_id, bulk_id=ctx.bulk_id,
                           send_id=ctx.send_id, rkey=rkey, metadata=ctx.metadata)
+    if ctx.blocked:
+        repo.finish(ctx.send_id, rkey, "failed", error=ctx.blocked, failed_at=clock.now_iso())
+        metric("EmailsFailed", provider=ctx.provider.name)
+        return Result(rkey, r.email, "failed", None, cid, r.variant)
     try:
         out = providers.send(ctx.provider.name, msg, message_id=planned)
     except ses.SendThrottled:
@@ -120,9 +129,24 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
         raise Throttled("provider throttled") from None
     except ses.SendRejected as exc:
         repo.finish(ctx.send_id, rkey, "failed", error=str(exc)[:200], failed_at=clock.now_iso())
+        metric("EmailsFailed", provider=ctx.provider.name)
         return Result(rkey, r.email, "failed", None, cid, r.variant)
     repo.finish(ctx.send_id, rkey, out.status, message_id=out.message_id, sent_at=clock.now_iso())
+    send_metrics(ctx.provider.name, out.status)
     return Result(rkey, r.email, out.status, out.message_id, cid, r.variant)
+
+
+def send_metrics(provider: str, status: str) -> None:
+    """Business metrics of one accepted message, once its recipient record says so: always
+    ``EmailsSent``; the sandbox also knows the outcome at once (delivered, bounced, complained,
+    where a complaint implies delivery). SES outcomes are counted by the feedback worker."""
+    metric("EmailsSent", provider=provider)
+    if status in ("delivered", "complained"):
+        metric("EmailsDelivered", provider=provider)
+    if status == "bounced":
+        metric("EmailsBounced", provider=provider)
+    elif status == "complained":
+        metric("EmailsComplained", provider=provider)
 
 
 def resolve_contacts(account_id: str, entries: list[dict]) -> list[Recipient]:

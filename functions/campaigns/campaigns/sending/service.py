@@ -7,11 +7,12 @@ from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 
 from ..analytics import repository as counters
+from ..attachments import service as attachments
 from . import audience, batches, idempotency, pipeline, providers
 from . import repository as repo
 from .compose import Tracking
 from .message import Attachment
-from .models import MAX_TOTAL_BYTES, BulkSend, SendEmail
+from .models import BulkSend, SendEmail
 
 MAX_MESSAGE_BYTES = 200_000
 PACED_DELAY_SECONDS = 2
@@ -31,18 +32,32 @@ def _provider(body) -> providers.ProviderChoice:
                             from_name=body.from_name, reply_to=body.reply_to)
 
 
+def _attachments(account_id: str, resolved: list[attachments.Resolved]) -> list[Attachment]:
+    """The message's attachments: inline bytes, uploads read from S3 now (composing)."""
+    uploaded = attachments.load(account_id, [r.ref() for r in resolved if r.content is None])
+    it = iter(uploaded)
+    out = []
+    for r in resolved:
+        if r.content is not None:
+            out.append(Attachment(r.filename, r.content, r.type))
+        else:
+            name, data, ctype = next(it)
+            out.append(Attachment(name, data, ctype))
+    return out
+
+
 def send_one(account_id: str, body: SendEmail) -> dict:
-    attachments = [Attachment(a.filename, a.decoded(), a.type) for a in body.attachments]
-    size = sum(len(a.content) for a in attachments) + len((body.html or "").encode()) + len((body.text or "").encode())
-    if size > MAX_TOTAL_BYTES:
-        raise ValidationFailed("Message is larger than 10 MB",
-                               fields={"attachments": f"Total message size must be at most {MAX_TOTAL_BYTES} bytes"})
     subject, html, text = _content(account_id, body)
+    resolved = attachments.resolve(account_id, body.attachments, html=html, text=text)
+    try:
+        files = _attachments(account_id, resolved)
+    except attachments.AttachmentGone:
+        raise ValidationFailed("Unknown attachment", fields={"attachments": "An uploaded attachment expired"}) from None
     p = _provider(body)
     ctx = pipeline.SendContext(
         account_id=account_id, send_id=f"m-{ids.sortable_id().lower()}", kind="single", subject=subject, html=html,
         text=text, provider=p, tracking=Tracking(opens=body.tracking.track_opens, clicks=body.tracking.track_clicks),
-        unsubscribe=False, variables=body.variables, cc=body.cc, bcc=body.bcc, attachments=attachments,
+        unsubscribe=False, variables=body.variables, cc=body.cc, bcc=body.bcc, attachments=files,
         metadata=body.metadata)
     rcpt = pipeline.resolve_contacts(account_id, [{"e": body.to}])[0]
     try:
@@ -61,6 +76,7 @@ def send_one(account_id: str, body: SendEmail) -> dict:
 
 def create_bulk(account_id: str, body: BulkSend) -> dict:
     subject, html, text = _content(account_id, body)
+    files = attachments.resolve(account_id, body.attachments, html=html, text=text)
     p = _provider(body)
     seen: set[str] = set()
     entries = []
@@ -86,7 +102,7 @@ def create_bulk(account_id: str, body: BulkSend) -> dict:
     now = clock.now_iso()
     bulk = {"id": bid, "account_id": account_id, "subject": subject, "html": html, "text": text,
             "template_id": body.template_id, "variables": body.variables, "metadata": body.metadata,
-            "tracking": body.tracking.model_dump(), "provider": {"name": p.name, "from_email": p.from_email,
+            "tracking": body.tracking.model_dump(), "attachments": [f.ref() for f in files], "provider": {"name": p.name, "from_email": p.from_email,
                                                                  "from_name": p.from_name, "reply_to": p.reply_to},
             "status": "queued", "total": len(body.recipients), "queued": len(entries), "batches_total": len(chunks),
             "batches_done": 0, "batch_size": body.batch_size, "send_in_parallel": body.send_in_parallel,

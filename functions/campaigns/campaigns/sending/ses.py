@@ -7,6 +7,7 @@ import time
 
 from lambdakit import aws
 
+from ..attachments.limits import SES_MAX_MESSAGE_BYTES
 from ..settings import settings
 from .message import OutboundMessage
 
@@ -49,10 +50,13 @@ def send(msg: OutboundMessage) -> str:
     """Send one message; returns the SES message id."""
     from botocore.exceptions import ClientError
 
+    raw = msg.mime()
+    if len(raw) > SES_MAX_MESSAGE_BYTES:  # SES would refuse it: not worth a call, never worth a retry
+        raise SendRejected(f"MessageTooLarge: {len(raw)} bytes encoded, at most {SES_MAX_MESSAGE_BYTES}")
     kw: dict = {
         "FromEmailAddress": msg.from_email,
         "Destination": {"ToAddresses": [msg.to], "CcAddresses": msg.cc, "BccAddresses": msg.bcc},
-        "Content": {"Raw": {"Data": msg.mime()}},
+        "Content": {"Raw": {"Data": raw}},
         "EmailTags": [{"Name": "account", "Value": _tag(msg.account_id)}]
         + ([{"Name": "send", "Value": _tag(msg.send_id)}] if msg.send_id else [])
         + ([{"Name": "rkey", "Value": _tag(msg.rkey)}] if msg.rkey else []),

@@ -9,6 +9,8 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from lambdakit.observability import flush_metrics
+
 from ..http import logger
 from . import batches, pipeline
 from . import repository as repo
@@ -49,4 +51,8 @@ def record_handler(record: SQSRecord) -> None:
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict, context) -> PartialItemFailureResponse:
     _context["lambda"] = context
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    try:
+        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                        context=context)
+    finally:
+        flush_metrics()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lambdakit import clock
+from lambdakit.observability import count as metric
 
 from .. import events
 from ..analytics import repository as counters
@@ -114,6 +115,7 @@ def record_open(payload: dict, req: RequestInfo) -> str:
     counters.add_day(a, today, {"opened": 1, "unique_opened": int(first)}, campaign_id=cid,
                      provider=rec.get("provider"))
     counters.add_engagement(a, today, "opened", country=req.country, city=req.city, device=device(req.user_agent))
+    metric("EmailOpens")
     if cid:
         events.emit(a, "campaign.opened", {
             "campaign_id": cid, "contact_id": rec.get("contact_id"), "contact_email": rec.get("email"),
@@ -145,6 +147,7 @@ def record_click(payload: dict, url: str, req: RequestInfo, *, clicked_url: str 
     counters.add_day(a, today, {"clicked": 1, "unique_clicked": int(first), "unique_opened": int(opened_first)},
                      campaign_id=cid, provider=rec.get("provider"))
     counters.add_engagement(a, today, "clicked", country=req.country, city=req.city, device=device(req.user_agent))
+    metric("EmailClicks")
     if cid:
         events.emit(a, "campaign.clicked", {
             "campaign_id": cid, "contact_id": rec.get("contact_id"), "contact_email": rec.get("email"),

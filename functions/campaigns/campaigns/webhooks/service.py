@@ -9,6 +9,7 @@ import hmac
 
 from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
+from lambdakit.observability import count as metric
 from lambdakit.security import hmac_sha256_hex, random_token
 from lambdakit.ssrf import UnsafeUrl, check_url
 
@@ -127,6 +128,7 @@ def deliver(message: dict) -> str:
     if res.status is not None and 200 <= res.status < 300:
         repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "delivered", "delivered_at": now,
                                                            "next_attempt_at": None}, add={"attempts": 1})
+        metric("WebhookDeliveriesSucceeded")
         return "delivered"
     if res.status == 410:
         repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "failed", "next_attempt_at": None,
@@ -134,18 +136,21 @@ def deliver(message: dict) -> str:
                              add={"attempts": 1})
         repo.update_webhook(account_id, webhook_id, {"enabled": False, "updated_at": now,
                                                      "disabled_reason": "Receiver answered 410 Gone"})
+        metric("WebhookDeliveriesFailed")
         return "failed"
     s = settings()
     if series >= s.webhook_attempts:
         repo.send_to_dlq({**message, "reason": res.error or f"HTTP {res.status}", "attempts": series})
         repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "dead_lettered", "next_attempt_at": None},
                              add={"attempts": 1})
+        metric("WebhookDeliveriesDeadLettered")
         return "dead_lettered"
     schedule = s.webhook_backoff
     delay = schedule[min(series - 1, len(schedule) - 1)] if schedule else 30
     nxt = clock.iso(clock.now() + dt.timedelta(seconds=delay))
     repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "retrying", "next_attempt_at": nxt},
                          add={"attempts": 1})
+    metric("WebhookDeliveriesFailed")
     raise RetryLater(delay)
 
 
