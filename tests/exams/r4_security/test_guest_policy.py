@@ -5,12 +5,10 @@ identity; start rates per share code and per share code per IP; a candidate slot
 first saved answer, atomically under the capacity; the owner sees the guests."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
-from lambdakit.errors import ApiError
 from tests.exams.delivery.delivery_helpers import Tenant, mcq
+from tests.quality.test_concurrency import _outcomes
 
 UA = {"user-agent": "Mozilla/5.0 (exam kiosk)"}
 
@@ -152,17 +150,6 @@ def test_owner_sees_the_guests(small, exam_users):
 
 
 # ------------------------------------------------------------------ concurrency (domain layer, threads)
-def _outcomes(fn, n: int, workers: int = 12) -> list:
-    def call(i):
-        try:
-            return ("ok", fn(i))
-        except ApiError as e:
-            return (e.status, e.code)
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(call, range(n)))
-
-
 def test_parallel_starts_of_one_guest_open_one_attempt(small, atomic_ddb):
     from exams.attempts import start
     from exams.attempts.guests import GuestClient
@@ -182,9 +169,8 @@ def test_parallel_starts_of_one_guest_open_one_attempt(small, atomic_ddb):
 
 def test_parallel_first_answers_never_exceed_capacity(small, atomic_ddb):
     from exams.attempts import service
-    from exams.attempts.guests import GuestClient
-
     from exams.attempts import start as starting
+    from exams.attempts.guests import GuestClient
 
     api = small.app.exams
     t = _guest_test(small)

@@ -90,6 +90,12 @@ def capacity(max_c: int | str) -> ApiError:
 
 
 # ------------------------------------------------------------------ candidate slot on the first answer
+def needs_slot(a: dict) -> bool:
+    """A guest attempt without its slot yet. Guest attempts started before this policy (candidate id
+    ``guest:<attempt id>``) had their slot counted at start."""
+    return bool(a.get("is_guest")) and not a.get("slot") and a.get("candidate_id") != f"guest:{a['id']}"
+
+
 def claim_slot(a: dict, cutoff_ts: float) -> None:
     """Take the guest identity's candidate slot (once per identity) when its attempt saves its first
     answer; capacity is a condition of the same transaction. No-op once the attempt has it."""

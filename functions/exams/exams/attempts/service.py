@@ -248,7 +248,7 @@ def save_answers(p: Principal | None, attempt_id: str, token: str | None, entrie
         if e.get("time_spent") is not None:
             fields["time_spent"] = int(e["time_spent"])
         merged[qid] = {**merged.get(qid, {}), **fields}
-    if a.get("is_guest") and not a.get("slot"):
+    if guests.needs_slot(a):
         guests.claim_slot(a, now - s.answer_grace_seconds)
     try:
         repo.save_answers(attempt_id, list(merged.values()), now_iso=clock.now_iso(),
