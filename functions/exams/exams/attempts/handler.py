@@ -12,6 +12,7 @@ from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
+from . import grades as grades_
 from . import guests, service, start
 from .guests import COOKIE as GUEST_COOKIE
 from .guests import GuestClient
@@ -151,7 +152,7 @@ def submit(attemptId: str):
             openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
 def grades(attemptId: str):
     body = parse_model(GradesIn, json_object(router))
-    return ok(service.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
+    return ok(grades_.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
               "Grades saved")
 
 
