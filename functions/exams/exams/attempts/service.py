@@ -1,5 +1,5 @@
-"""Attempt rules: read, answer saves, submit and grading, deadline auto-submit, manual grades,
-result visibility (starting an attempt: ``start``; the guest policy: ``guests``)."""
+"""Attempt rules: read, answer saves, submit and grading, deadline auto-submit, result visibility
+(starting an attempt: ``start``; the guest policy: ``guests``; manual grades: ``grades``)."""
 from __future__ import annotations
 
 import time
