@@ -66,6 +66,7 @@ def main(quick: bool) -> dict:
         aws._get_session().events.register("after-call", counter.hook)
 
         from exams.attempts import service as attempts
+        from exams.attempts.start import start as start_attempt
         from exams.clients.models import CreateClient
         from exams.clients.service import create_client
         from exams.identity import Principal
@@ -91,7 +92,7 @@ def main(quick: bool) -> dict:
         submit_ms, batch_ms, event_ms = [], [], []
         for n in range(runs):
             st = Principal(f"student-{n}", "student", cid, f"s{n}@example.com", "S")
-            a = attempts.start(st, {"test_id": t["id"], "student_id": st.user_id})
+            a = start_attempt(st, {"test_id": t["id"], "student_id": st.user_id})
             order = [q["id"] for q in qs]
             for i in range(0, 200, 10):
                 batch = [{"question_id": qid, "answer": "A", "marked_for_review": False} for qid in order[i:i + 10]]

@@ -30,6 +30,7 @@ EXAMS = {
     "PUT /api/subscription-requests/{requestId}/approve": "platform",
     "PUT /api/clients/{clientId}": "platform",
     "POST /api/tests/{testId}/publish": "tenant",
+    "GET /api/tests/{testId}/guests": "tenant",
     "GET /api/tests/{testId}": "tenant",
     "PUT /api/tests/{testId}": "tenant",
     "DELETE /api/tests/{testId}": "tenant",

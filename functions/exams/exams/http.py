@@ -41,8 +41,9 @@ def render_error(err: ApiError) -> dict:
     return body
 
 
-def ok(data: Any = None, message: str = "OK", status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return json_response(status, {"data": data, "message": message}, headers=headers)
+def ok(data: Any = None, message: str = "OK", status: int = 200, headers: dict[str, str] | None = None,
+       cookies: list | None = None) -> Response:
+    return json_response(status, {"data": data, "message": message}, headers=headers, cookies=cookies)
 
 
 def paginated(items: list, pagination: dict, headers: dict[str, str] | None = None, **extra: Any) -> Response:

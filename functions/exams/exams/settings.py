@@ -42,6 +42,10 @@ class ExamsSettings(ServiceSettings):
     proctoring_dedup_seconds: int = 30
     risk_autosubmit_threshold: int = 15
     sweep_shards: int = 8
+    #: Guest starts admitted per share code (all guests together), and per share code per client IP
+    #: (the IP is hashed before it is stored); over either → 429 RATE_LIMITED. docs/exams-delivery.md.
+    guest_start_rate: str = "600/minute"
+    guest_start_ip_rate: str = "30/hour"
 
 
 def settings() -> ExamsSettings:

@@ -40,8 +40,14 @@ def test_candidate_capacity(exams_app, exam_users):
     ten = Tenant(exams_app, exam_users, client, exam_users.client_admin(client["id"]), [])
     t = ten.test([ten.question(**mcq("Q"))["id"]], allow_guests=True)
     assert t["max_candidates"] == 2
-    ten.guest(t, "G1")
-    ten.guest(t, "G2")
+    # guests take their slot with their first saved answer (docs/exams-delivery.md, "Guests")
+    qid = t["question_ids"][0]
+    started = {name: ten.guest(t, name) for name in ("G1", "G2", "G3")}  # starting takes no slot
+    for name, g in started.items():
+        r = exams_app.exams.post(f"/api/attempts/{g['id']}/answers", json={"question_id": qid, "student_answer": "A"},
+                                 headers={"x-attempt-token": g["attempt_token"]})
+        expected = (200, None) if name != "G3" else (403, "CANDIDATE_CAPACITY_REACHED")
+        assert (r.status, r.json().get("error")) == expected, r.text
     r = exams_app.exams.post("/api/attempts", json={"share_code": t["share_code"], "guest_name": "late"})
     assert r.status == 403 and r.json()["error"] == "CANDIDATE_CAPACITY_REACHED"
 

@@ -7,7 +7,7 @@ from typing import Any
 from lambdakit import clock
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
-from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_scope
+from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_scope, tenant_student
 from . import itemstats
 from . import repository as repo
 
@@ -80,11 +80,7 @@ def student_analytics(p: Principal, student_id: str) -> dict:
         ensure_owner(p, student_id)
     attempts = arepo.all_for_student(student_id, limit=200)
     if p.is_client_admin:
-        from ..users import repository as urepo
-
-        prof = urepo.get_profile(student_id)
-        if not prof or prof.get("client_id") != p.client_id:
-            raise ApiError("This student belongs to another organisation", code="BOLA_VIOLATION", status=403)
+        tenant_student(student_id, p.client_id)  # 404 STUDENT_NOT_FOUND for another tenant's student
         attempts = [a for a in attempts if a.get("client_id") == p.client_id]
     visible = {}
     done = [a for a in attempts if a.get("status") == "submitted"]

@@ -9,6 +9,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from lambdakit import clock
+from lambdakit.observability import flush_metrics
 
 from ..http import logger
 from . import service
@@ -28,4 +29,7 @@ def handle(record: SQSRecord) -> None:
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
     _ = clock
-    return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)
+    try:
+        return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)
+    finally:
+        flush_metrics()

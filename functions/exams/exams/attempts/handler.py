@@ -6,13 +6,17 @@ import json
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
-from lambdakit.http import header, json_object, parse_model, query, safe_json_loads
+from lambdakit.http import client_ip, cookies, header, json_object, parse_model, query, safe_json_loads
 from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
-from . import service
+from . import grades as grades_
+from . import guests, service, start
+from .guests import COOKIE as GUEST_COOKIE
+from .guests import GuestClient
+from .guests import cookie as guest_cookie
 from .models import BatchAnswer, GradesIn, SingleAnswer, StartIn, SubmitIn
 
 router = APIGatewayHttpRouter()
@@ -24,10 +28,38 @@ def attempt_token() -> str | None:
 
 @router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code + guest_name)",
              middlewares=[optional_auth],
-             openapi_extensions=doc(body="exams.attempts.models:StartIn", response="exams.attempts.models:AttemptOut", status=201, errors=(409, 410, 503)))
+             description="Students start their own attempt; client admins and super admins start one for a "
+                         "student of the test's tenant (`student_id` required; 404 `STUDENT_NOT_FOUND` otherwise). "
+                         "Guests: `share_code` + `guest_name`; send back the `guest_token` of an earlier start "
+                         "in the `X-Guest-Token` header (or the `exam_guest` cookie). One guest attempt in "
+                         "progress per guest identity (409 `GUEST_ATTEMPT_IN_PROGRESS`), `attempts_allowed` per "
+                         "identity, guest start rates per share code and per share code per IP (429), and a "
+                         "guest takes a candidate slot on its first saved answer (docs/exams-delivery.md).",
+             openapi_extensions=doc(body="exams.attempts.models:StartIn",
+                                    response="exams.attempts.models:AttemptOut", status=201, errors=(409, 410, 503)))
 def start_attempt():
     body = parse_model(StartIn, json_object(router))
-    return ok(service.start(principal(router), body.model_dump()), "Attempt started", 201)
+    p = principal(router)
+    client = None
+    if p is None:
+        client = GuestClient(header(router, "x-guest-token") or cookies(router).get(GUEST_COOKIE) or None,
+                             client_ip(router), header(router, "user-agent") or "")
+    out = start.start(p, body.model_dump(), client)
+    jar = [guest_cookie(out["guest_token"])] if out.get("guest_token") else None
+    return ok(out, "Attempt started", 201, cookies=jar)
+
+
+@router.get("/api/tests/<testId>/guests", summary="Guests of a test (owner: client admin of its tenant, super admin)",
+            middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
+            description="One row per guest identity: name, attempts started, whether it holds a candidate slot "
+                        "(it saved an answer), first/last start and its last attempt id. Added route.",
+            openapi_extensions=doc(query="exams.apidoc:CursorPageQuery", response="exams.attempts.models:GuestOut",
+                                   paginated=True, errors=(503,)))
+def test_guests(testId: str):
+    req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    items, total, nxt = guests.list_guests(signed_in(router), testId, page=req.page, limit=req.limit,
+                                           cursor=query(router, "cursor"))
+    return paginated(items, page_meta(req, total), next_cursor=nxt)
 
 
 @router.get("/api/attempts", summary="List attempts (student_id, or test_id for admins)", middlewares=[optional_auth],
@@ -120,7 +152,7 @@ def submit(attemptId: str):
             openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
 def grades(attemptId: str):
     body = parse_model(GradesIn, json_object(router))
-    return ok(service.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
+    return ok(grades_.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
               "Grades saved")
 
 

@@ -62,6 +62,9 @@ class AttemptOut(BaseModel):
     is_guest: bool
     guest_name: str | None = None
     attempt_token: str | None = Field(default=None, description="Guests only, on start")
+    guest_token: str | None = Field(default=None, description=(
+        "Guests only, on start: the guest identity token (also set as the `exam_guest` cookie); send it back "
+        "as `X-Guest-Token` on later starts"))
     started_at: str | None = None
     deadline: str | None = None
     remaining_seconds: float | None = None
@@ -114,3 +117,14 @@ class AttemptListQuery(CursorPageQuery):
     test_id: str | None = None
     attempt_id: str | None = Field(default=None, description="Guests: their attempt (with attempt_token)")
     attempt_token: str | None = None
+
+
+class GuestOut(BaseModel):
+    """A guest identity of a test (the owner's guest list)."""
+    guest_id: str = Field(description="Hash of the test, guest token, client IP and User-Agent (no raw IP is stored)")
+    guest_name: str | None = Field(default=None, description="Name given on the identity's latest start")
+    attempts: int = Field(description="Attempts this identity started (counted against attempts_allowed)")
+    counts_as_candidate: bool = Field(description="It saved an answer, so it holds one candidate slot")
+    first_started_at: str | None = None
+    last_started_at: str | None = None
+    last_attempt_id: str | None = None

@@ -7,7 +7,8 @@ question/option order and section windows, results after grading. Indexes:
   gsi3 while in progress ``OPEN#<shard>`` / ``<deadline>#<id>`` (the sweep, sparse); once
   submitted ``TOP#<client>`` / ``<percentage padded>#<id>`` (top performers).
 ``ATTEMPT#<id> / A#ANS#<question>`` — one saved answer (idempotent upsert).
-``TEST#<test> / CAND#<candidate>`` — attempts a candidate has started (attempt limit).
+``TEST#<test> / CAND#<candidate>`` — attempts a candidate has started (attempt limit); guests
+  (``guest:<fingerprint>``) also keep their name, times and ``slot`` (counted in ``candidate_count``).
 ``TATT#<test> / COUNT`` and ``SATT#<student> / COUNT`` — list totals, same transaction as the start.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lambdakit import aws
+from lambdakit import aws, ratelimit
 from lambdakit.errors import ConditionFailed
 
 from ..settings import settings
@@ -91,10 +92,13 @@ def due(shard: int, cutoff_iso: str, limit: int) -> list[dict]:
 
 # ------------------------------------------------------------------ writes
 def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: bool, allowed: int,
-          max_candidates: int | None, shard: int) -> None:
+          max_candidates: int | None, shard: int, cand_set: dict | None = None,
+          cand_first: dict | None = None) -> None:
     """Create the attempt with every start rule as a condition, in one transaction:
-    the test is still published, the candidate's attempt count and the package's candidate
-    capacity hold. ``ConditionFailed.reasons`` tells which op failed."""
+    the test is still published, the candidate's attempt count (which also serialises the
+    starts of one candidate) and the package's candidate capacity hold (``max_candidates``:
+    a slot is counted now; guests pass ``None`` and count theirs on the first answer).
+    ``ConditionFailed.reasons`` tells which op failed."""
     a = attempt
     item = {**a, "pk": f"ATTEMPT#{a['id']}", "sk": META,
             "gsi2pk": f"TESTATT#{a['test_id']}", "gsi2sk": f"{a['started_at']}#{a['id']}",
@@ -115,7 +119,8 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
     ops: list[dict] = [
         {"put": item, "condition": "attribute_not_exists(pk)"},
         {"update": (f"TEST#{a['test_id']}", f"CAND#{a['candidate_id']}"), "add": {"n": 1},
-         "set": {"last_attempt_id": a["id"]}, "condition": cand_cond, "names": {"#n": "n"} if not new_candidate else None,
+         "set": {"last_attempt_id": a["id"], **(cand_set or {})}, "set_if_absent": cand_first or None,
+         "condition": cand_cond, "names": {"#n": "n"} if not new_candidate else None,
          "values": cand_values or None},
     ]
     if new_candidate and max_candidates:
@@ -128,12 +133,41 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
     table().transact(ops)  # contention (TransactionConflict) is retried inside Table.transact
     # hot counters outside the transaction (plain atomic ADDs never conflict)
     t = table()
-    t.increment(f"TATT#{a['test_id']}", "COUNT", {"started": 1})
+    t.increment(f"TATT#{a['test_id']}", "COUNT", {"started": 1, **({"guests": 1} if a.get("is_guest")
+                                                                    and new_candidate else {})})
     if a.get("student_id"):
         t.increment(f"SATT#{a['student_id']}", "COUNT", {"started": 1})
     day = a["started_at"][:10]
     t.increment(f"ACT#{day}", "GLOBAL", {"started": 1})
     t.increment(f"ACT#{day}", f"CLIENT#{a['client_id']}", {"started": 1})
+
+
+def claim_slot(a: dict, *, identity_has_slot: bool, cutoff_ts: float, max_candidates: int | None) -> None:
+    """A guest attempt's first answer: flag the attempt and, unless its guest identity holds a
+    slot already, flag the candidate and count one slot under the capacity, in one transaction
+    (reasons: 0 attempt no longer open / already flagged, 1 identity flagged, 2 capacity)."""
+    ops: list[dict] = [{"update": (f"ATTEMPT#{a['id']}", META), "set": {"slot": True},
+                        "condition": "#st = :ip AND deadline_ts >= :cut AND attribute_not_exists(slot)",
+                        "names": {"#st": "status"}, "values": {":ip": "in_progress", ":cut": cutoff_ts}}]
+    if not identity_has_slot:
+        ops.append({"update": (f"TEST#{a['test_id']}", f"CAND#{a['candidate_id']}"),
+                    "set": {"slot": True, "slot_attempt_id": a["id"]},
+                    "condition": "attribute_exists(pk) AND attribute_not_exists(slot)"})
+        test_op: dict[str, Any] = {"update": (f"TEST#{a['test_id']}", "META"), "add": {"candidate_count": 1}}
+        if max_candidates:
+            test_op.update(condition="attribute_not_exists(candidate_count) OR candidate_count < :maxc",
+                           values={":maxc": max_candidates})
+        ops.append(test_op)
+    table().transact(ops)
+
+
+def page_guests(test_id: str, *, page: int, limit: int, cursor: str | None):
+    return page_query(f"TEST#{test_id}", sk_prefix="CAND#guest:", page=page, limit=limit, cursor=cursor,
+                      forward=True)
+
+
+def rate_hit(subject: str, limit: int, window: int) -> ratelimit.RateDecision:
+    return ratelimit.hit(table(), subject, limit, window)
 
 
 def bump_activity(day: str, client_id: str, **adds: int | float) -> None:

@@ -1,18 +1,19 @@
-"""Attempt rules: start (students and guests), read, answer saves, submit and grading,
-deadline auto-submit, manual grades, result visibility."""
+"""Attempt rules: read, answer saves, submit and grading, deadline auto-submit, result visibility
+(starting an attempt: ``start``; the guest policy: ``guests``; manual grades: ``grades``)."""
 from __future__ import annotations
 
-import secrets
+import time
 from typing import Any
 
-from lambdakit import clock, ids
+from lambdakit import clock
 from lambdakit.errors import ApiError, ConditionFailed, NotFound, ValidationFailed
-from lambdakit.security import constant_time_equals, random_token, sha256_hex
+from lambdakit.observability import count, timing
+from lambdakit.security import constant_time_equals, sha256_hex
 
-from ..grading import MANUAL, KeyEntry, grade, norm_letters, norm_true_false
-from ..identity import Principal, ensure_object_tenant, ensure_owner
+from ..grading import KeyEntry, grade, norm_letters, norm_true_false
+from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_student
 from ..settings import settings
-from . import paper
+from . import guests, paper
 from . import repository as repo
 
 MAX_ANSWER_CHARS = 20_000
@@ -67,128 +68,11 @@ def is_admin(p: Principal | None) -> bool:
     return p is not None and (p.is_super_admin or p.is_client_admin)
 
 
-# ------------------------------------------------------------------ start
-def _window_check(t: dict, now_ts: float) -> None:
-    start, end = t.get("scheduled_start"), t.get("scheduled_end")
-    if (start and now_ts < clock.parse_iso(start).timestamp()) or (end and now_ts > clock.parse_iso(end).timestamp()):
-        raise ApiError("The test is not open at this time", code="OUTSIDE_SCHEDULED_WINDOW", status=400,
-                       details={"scheduled_start": start, "scheduled_end": end, "current_time": clock.now_iso(),
-                                "timezone": t.get("timezone")})
-
-
-def start(p: Principal | None, body: dict[str, Any]) -> dict:
-    from ..tests import service as tests
-
-    guest = p is None
-    if guest:
-        code, name = body.get("share_code"), (body.get("guest_name") or "").strip()
-        if not code:
-            raise ValidationFailed("share_code is required for guests", fields={"share_code": "Required"})
-        if not name or len(name) > 100:
-            raise ValidationFailed("guest_name is required (1-100 characters)", fields={"guest_name": "Required"})
-        ref = tests.repo.by_share_code(str(code).strip().upper()) if tests.SHARE_RE.match(
-            str(code).strip().upper()) else None
-        if not ref:
-            raise NotFound("Unknown share code", code="INVALID_SHARE_CODE")
-        test_id = ref["test_id"]
-    else:
-        test_id = body.get("test_id")
-        if not test_id and body.get("share_code"):
-            ref = tests.repo.by_share_code(str(body["share_code"]).strip().upper())
-            if not ref:
-                raise NotFound("Unknown share code", code="INVALID_SHARE_CODE")
-            test_id = ref["test_id"]
-        if not test_id:
-            raise ValidationFailed("test_id is required", fields={"test_id": "Required"})
-    key_item, t = repo.test_key_and_meta(str(test_id))
-    if not t or t.get("deleted_at"):
-        raise tests.test_not_found(str(test_id))
-    if p is None:  # guest
-        student_id = None
-    else:
-        ensure_object_tenant(p, t["client_id"])
-        student_id = body.get("student_id") or p.user_id
-        if p.is_student:
-            ensure_owner(p, student_id)
-    # start checks, in the issue's order
-    if t["status"] == "draft":
-        raise ApiError("The test is not published", code="TEST_NOT_PUBLISHED", status=400)
-    if t["status"] != "published" or not int(t.get("active_status", 1)) or not key_item:
-        raise ApiError("The test is not active", code="TEST_NOT_ACTIVE", status=400)
-    if guest and not t.get("allow_guests"):
-        raise ApiError("This test does not allow guests", code="GUEST_ACCESS_NOT_ALLOWED", status=403)
-    now_ts = clock.now_ts()
-    _window_check(t, now_ts)
-    attempt_id = ids.new_id()
-    candidate_id = student_id or f"guest:{attempt_id}"
-    allowed = int(t.get("attempts_allowed") or 0)
-    cand = None if guest else repo.candidate(t["id"], candidate_id)
-    used = int((cand or {}).get("n") or 0)
-    if allowed and used >= allowed:
-        raise ApiError("You have used all your attempts for this test", code="ATTEMPT_LIMIT_EXCEEDED", status=400,
-                       details={"allowed_attempts": allowed, "current_attempts": used})
-    max_c = t.get("max_candidates")
-    new_candidate = cand is None
-    if new_candidate and max_c and int(t.get("candidate_count") or 0) >= int(max_c):
-        raise _capacity(max_c)
-    keys = key_item["keys"]
-    sections, order = paper.build_attempt_paper(t, {q: k["t"] for q, k in keys.items()})
-    for o in order:
-        o["t"] = keys[o["question_id"]]["t"]
-    duration = paper.total_seconds(t)
-    deadline_ts = now_ts + duration
-    if t.get("scheduled_end"):
-        deadline_ts = min(deadline_ts, clock.parse_iso(t["scheduled_end"]).timestamp())
-    token = random_token(32) if guest else None
-    now_iso = clock.now_iso()
-    a = {
-        "id": attempt_id, "test_id": t["id"], "client_id": t["client_id"], "student_id": student_id,
-        "candidate_id": candidate_id, "is_guest": guest, "guest_name": name if guest else None, "token_hash": sha256_hex(token) if token else None, "status": "in_progress",
-        "started_at": now_iso, "started_ts": now_ts, "deadline_ts": deadline_ts,
-        "deadline": clock.iso(_dt(deadline_ts)), "duration_seconds": duration,
-        "sections": sections, "order": order, "furthest_section": 0, "risk_score": 0, "event_count": 0,
-        "attempt_number": used + 1, "test_name": t.get("test_name"),
-        "started_by": None if p is None else p.user_id,
-    }
-    a = {k: v for k, v in a.items() if v is not None}
-    from ..stats import counters
-
-    try:
-        repo.start(a, test=t, cand_count=used, new_candidate=new_candidate, allowed=allowed,
-                   max_candidates=int(max_c) if max_c else None, shard=secrets.randbelow(settings().sweep_shards))
-    except ConditionFailed as exc:
-        raise _start_conflict(exc, t, allowed, used) from None
-    counters.bump(t["client_id"], attempts=1)
-    _audit(p, "attempt.start", attempt_id, t["client_id"], {"test_id": t["id"], "guest": guest})
-    out = present(a, t, p)
-    out["attempt_token"] = token
-    return out
-
-
+# ------------------------------------------------------------------ start (see start.py)
 def _dt(ts: float):
     import datetime as _d
 
     return _d.datetime.fromtimestamp(ts, tz=_d.timezone.utc)
-
-
-def _capacity(max_c) -> ApiError:
-    return ApiError("This test has reached its candidate capacity", code="CANDIDATE_CAPACITY_REACHED", status=403,
-                    details={"max_candidates": int(max_c)})
-
-
-def _start_conflict(exc: ConditionFailed, t: dict, allowed: int, used: int) -> ApiError:
-    reasons = exc.reasons or []
-    if len(reasons) > 2 and reasons[2] == "ConditionalCheckFailed":
-        cur = repo.test_key_and_meta(t["id"])[1] or t
-        if cur.get("status") != "published":
-            return ApiError("The test is not active", code="TEST_NOT_ACTIVE", status=400)
-        return _capacity(t.get("max_candidates"))
-    if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
-        if allowed:
-            return ApiError("You have used all your attempts for this test", code="ATTEMPT_LIMIT_EXCEEDED",
-                            status=400, details={"allowed_attempts": allowed, "current_attempts": used + 1})
-        return ApiError("Another attempt was started at the same time; retry", code="CONFLICT", status=409)
-    return ApiError("Could not start the attempt; retry", code="CONFLICT", status=409)
 
 
 # ------------------------------------------------------------------ presentation
@@ -294,6 +178,8 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
         raise ValidationFailed("student_id or test_id is required", fields={"student_id": "Required"})
     if p.is_student:
         ensure_owner(p, sid)
+    elif p.is_client_admin:
+        tenant_student(sid, p.client_id)  # 404: neither the list nor its total of another tenant
     items, nxt = repo.page_for_student(sid, page=page, limit=limit, cursor=cursor)
     if p.is_client_admin:
         items = [i for i in items if i.get("client_id") == p.client_id]
@@ -362,6 +248,8 @@ def save_answers(p: Principal | None, attempt_id: str, token: str | None, entrie
         if e.get("time_spent") is not None:
             fields["time_spent"] = int(e["time_spent"])
         merged[qid] = {**merged.get(qid, {}), **fields}
+    if guests.needs_slot(a):
+        guests.claim_slot(a, now - s.answer_grace_seconds)
     try:
         repo.save_answers(attempt_id, list(merged.values()), now_iso=clock.now_iso(),
                           cutoff_ts=now - s.answer_grace_seconds)
@@ -401,8 +289,10 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
     key_item, t = repo.test_key_and_meta(a["test_id"])
     keys = [KeyEntry.from_item(o["question_id"], key_item["keys"][o["question_id"]])
             for o in a.get("order") or [] if key_item and o["question_id"] in key_item["keys"]]
+    began = time.perf_counter()
     result = grade(keys, {q: x.get("answer") for q, x in answers.items()},
                    negative_marking=bool((t or {}).get("negative_marking")))
+    grading_ms = (time.perf_counter() - began) * 1000
     now_ts = clock.now_ts()
     end_ts = min(now_ts, float(a["deadline_ts"]) + settings().answer_grace_seconds)
     time_taken = max(0, int(round(end_ts - float(a["started_ts"]))))
@@ -422,6 +312,7 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
         done = repo.mark_submitted(a["id"], fields, client_id=a["client_id"], percentage=result.percentage)
     except ConditionFailed:
         return None, t
+    _submitted_metrics(reason, grading_ms)
     from ..stats import counters
 
     counters.bump(a["client_id"], attempts_submitted=1, score_sum=round(result.percentage, 4),
@@ -430,6 +321,16 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
         _enqueue(done)
     _audit_system(a, "attempt.submit", {"reason": reason, "score": result.score})
     return done, t
+
+
+def _submitted_metrics(reason: str, grading_ms: float) -> None:
+    """Once per submission (only the caller whose conditional update won)."""
+    count("AttemptsSubmitted")
+    if reason != "manual":
+        count("AttemptsAutoSubmitted")
+    if reason == "proctoring":
+        count("RiskAutoSubmits")
+    timing("GradingDuration", grading_ms)
 
 
 def _enqueue(a: dict) -> None:
@@ -463,52 +364,6 @@ def auto_submit(attempt_id: str, reason: str) -> bool:
         return False
     done, _ = finalize(a, answers, reason=reason)
     return done is not None
-
-
-# ------------------------------------------------------------------ manual grading
-def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
-    a = load(attempt_id)
-    ensure_object_tenant(p, a["client_id"])
-    if a["status"] != "submitted":
-        raise ApiError("Only submitted attempts can be graded", code="STATE_CONFLICT", status=409,
-                       details={"expected_state": "submitted", "actual_state": a["status"]})
-    key_item, t = repo.test_key_and_meta(a["test_id"])
-    keys_by = {q: KeyEntry.from_item(q, k) for q, k in (key_item or {}).get("keys", {}).items()}
-    manual = dict(a.get("manual_marks") or {})
-    for g in grades:
-        k = keys_by.get(g["question_id"])
-        if not k or g["question_id"] not in {o["question_id"] for o in a.get("order") or []}:
-            raise ValidationFailed("question_id is not part of this attempt", fields={"question_id": g["question_id"]})
-        if k.question_type not in MANUAL:
-            raise ValidationFailed("Only subjective and coding questions are graded manually",
-                                   fields={"question_id": g["question_id"]})
-        if g["marks"] < 0 or g["marks"] > k.marks:
-            raise ValidationFailed(f"marks must be between 0 and {k.marks}", fields={"marks": g["question_id"]})
-        manual[g["question_id"]] = float(g["marks"])
-    answers = {r["question_id"]: r.get("answer") for r in a.get("results") or []}
-    keys = [keys_by[o["question_id"]] for o in a.get("order") or [] if o["question_id"] in keys_by]
-    result = grade(keys, answers, negative_marking=bool((t or {}).get("negative_marking")), manual=manual)
-    passing = float((t or {}).get("passing_percentage", settings().default_passing_percentage))
-    passed = result.pending_manual == 0 and result.percentage >= passing
-    fields = {"score": result.score, "raw_score": result.raw_score, "percentage": result.percentage,
-              "passed": passed, "pending_manual": result.pending_manual, "manual_marks": manual,
-              "results": [r.to_item() for r in result.results], "graded_by": p.user_id,
-              "graded_at": clock.now_iso(), "counted_passed": passed}
-    try:
-        new = repo.regrade(attempt_id, fields, expected_version=int(a.get("grade_version") or 0),
-                           client_id=a["client_id"], percentage=result.percentage)
-    except ConditionFailed:
-        raise ApiError("The attempt was graded concurrently; retry", code="CONFLICT", status=409) from None
-    from ..stats import counters
-
-    counters.bump(a["client_id"], score_sum=round(result.percentage - float(a.get("percentage") or 0), 4),
-                  pass_count=int(passed) - int(bool(a.get("counted_passed"))))
-    if int(a.get("pending_manual") or 0) > 0 and result.pending_manual == 0:
-        _enqueue(new)
-    _audit(p, "attempt.grade", attempt_id, a["client_id"], {"grades": len(grades), "score": result.score})
-    out = present(new, t, p)
-    out["results"] = new.get("results")
-    return out
 
 
 # ------------------------------------------------------------------ audit

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdakit import clock
+from lambdakit.observability import flush_metrics
 
 from ..http import logger
 from ..settings import settings
@@ -31,6 +32,9 @@ def run() -> dict:
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict, context: Any) -> dict:
-    result = run()
-    logger.info("attempt sweep", extra=result)
-    return result
+    try:
+        result = run()
+        logger.info("attempt sweep", extra=result)
+        return result
+    finally:
+        flush_metrics()

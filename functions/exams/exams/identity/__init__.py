@@ -2,8 +2,9 @@
 
 Handlers use the route middlewares ``require(*roles)`` and ``optional_auth`` and read the
 caller with ``principal(app)``. Domain code checks tenancy with ``ensure_same_tenant``,
-``ensure_object_tenant`` and ``ensure_owner``. The service-wide middleware in
-``exams.http`` verifies the token once per request and stores the result in ``app.context``.
+``ensure_object_tenant``, ``ensure_owner`` and ``tenant_student`` (a student named in a
+body or query). The service-wide middleware in ``exams.http`` verifies the token once per
+request and stores the result in ``app.context``.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Callable
 from lambdakit.errors import ApiError
 
 from .authn import AuthState
+from .members import student_not_found, tenant_student
 from .policy import role_error
 from .principal import CLIENT_ADMIN, ROLES, STUDENT, SUPER_ADMIN, Identity, Principal
 from .tenancy import ensure_object_tenant, ensure_owner, ensure_same_tenant, forbidden, tenant_scope
@@ -22,6 +24,7 @@ __all__ = [
     "Principal", "Identity", "SUPER_ADMIN", "CLIENT_ADMIN", "STUDENT", "ROLES",
     "require", "optional_auth", "principal", "signed_in", "identity", "auth_state",
     "ensure_same_tenant", "ensure_object_tenant", "ensure_owner", "tenant_scope", "forbidden",
+    "tenant_student", "student_not_found",
 ]
 
 

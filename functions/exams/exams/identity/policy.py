@@ -58,6 +58,7 @@ POLICY: dict[str, Cell] = {
     "POST /api/tests": _c(NO, TENANT, NO),
     "PUT /api/tests/{testId}": _c(NO, TENANT, NO),
     "POST /api/rpc/clone-test": _c(NO, TENANT, NO),
+    "GET /api/tests/{testId}/guests": _c(ALL, TENANT, NO),
     # attempts
     "POST /api/attempts": _c(ALL, TENANT, OWN, TOKEN),
     "GET /api/attempts": _c(ALL, TENANT, OWN, TOKEN),

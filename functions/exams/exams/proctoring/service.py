@@ -10,6 +10,7 @@ from typing import Any
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.multipart import sniff_image
+from lambdakit.observability import count
 
 from ..attempts import service as attempts
 from ..identity import Principal
@@ -109,6 +110,7 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
         return {"id": marker.get("event_id"), "event_type": et, "severity": rule.severity, "score": 0,
                 "risk_score": int(cur.get("risk_score") or 0), "duplicate": True,
                 "attempt_status": cur["status"]}, False
+    count("ProctoringEvents")
     cur = attempts.load(a["id"])
     risk = int(cur.get("risk_score") or 0)
     auto = False
