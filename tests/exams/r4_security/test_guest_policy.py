@@ -102,9 +102,17 @@ def test_unanswered_guest_attempts_take_no_candidate_slot(small):
 def test_guest_start_rates_per_ip_and_per_share_code(small, monkeypatch):
     from lambdakit import settings as lk_settings
 
+    import math
+    import time
+
+    from lambdakit import clock
+
     monkeypatch.setenv("EXAMS_GUEST_START_IP_RATE", "3/hour")
-    monkeypatch.setenv("EXAMS_GUEST_START_RATE", "5/minute")
+    monkeypatch.setenv("EXAMS_GUEST_START_RATE", "5/hour")
     lk_settings.reset_settings()
+    # start at the beginning of an hour window, so a slow run never crosses a window boundary
+    now = time.time()
+    clock.set_offset(math.ceil(now / 3600) * 3600 + 1 - now)
     try:
         api = small.app.exams
         t = _guest_test(small)
@@ -115,11 +123,12 @@ def test_guest_start_rates_per_ip_and_per_share_code(small, monkeypatch):
         assert r.json()["details"]["scope"] == "share_code_ip" and int(r.headers["retry-after"]) >= 1
         assert _start(api, t, "H0", ip="198.51.100.2").status == 201
         assert _start(api, t, "H1", ip="198.51.100.3").status == 201
-        r = _start(api, t, "H2", ip="198.51.100.4")  # the share code's 5 per minute are used up
+        r = _start(api, t, "H2", ip="198.51.100.4")  # the share code's 5 per hour are used up
         assert (r.status, r.json()["details"]["scope"]) == (429, "share_code"), r.text
         other = _guest_test(small)  # another share code has its own budget
         assert _start(api, other, "O", ip="198.51.100.4").status == 201
     finally:
+        clock.set_offset(0)
         monkeypatch.delenv("EXAMS_GUEST_START_IP_RATE")
         monkeypatch.delenv("EXAMS_GUEST_START_RATE")
         lk_settings.reset_settings()
