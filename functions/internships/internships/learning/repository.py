@@ -29,6 +29,7 @@ def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None,
     ops: list[dict] = [
         {"update": (pk, sk), "set": {**fields, "status": new_status, "updated_at": now,
                                      **plan.index_attrs(m, new_status, now)},
+         **({"remove": removals} if (removals := plan.index_removals(new_status)) else {}),
          "condition": cond, "names": {"#st": "status"}, **({"values": cond_values} if cond_values else {})},
         *(checks or []),
         *counters.milestone_status_ops(m["status"], new_status),
