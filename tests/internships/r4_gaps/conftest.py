@@ -20,15 +20,42 @@ def gaps(internships_app, monkeypatch):
 
 @pytest.fixture
 def metrics(monkeypatch):
-    """Every business metric counted, as (name, value, dimensions) in call order."""
-    from lambdakit import observability
+    """Every business metric recorded (``lambdakit.observability.count`` without dimensions ends in
+    Powertools ``Metrics.add_metric``), as (name, value, {}) in call order; nothing is flushed."""
+    from aws_lambda_powertools import Metrics
 
     seen: list[tuple[str, float, dict]] = []
-    real = observability.count
 
-    def spy(name, value=1, **dims):
-        seen.append((name, value, dims))
-        return real(name, value, **dims)
+    def spy(self, name, unit, value, *args, **kwargs):
+        seen.append((name, value, {}))
 
-    monkeypatch.setattr(observability, "count", spy)
+    monkeypatch.setattr(Metrics, "add_metric", spy)
     return seen
+
+
+class MissingGlyphs(AssertionError):
+    pass
+
+
+class _RaiseOnMissingGlyphs:
+    """A logging handler that turns fpdf2's missing-glyph warning into an error."""
+
+    level = 0
+
+    def handle(self, record):
+        if "missing the following glyphs" in record.getMessage():
+            raise MissingGlyphs(record.getMessage())
+        return True
+
+
+@pytest.fixture
+def strict_glyphs():
+    """fpdf2 only logs a warning when a font lacks a glyph (the text comes out blank): fail instead."""
+    import logging
+
+    log = logging.getLogger("fpdf.output")
+    handler = logging.Handler()
+    handler.handle = _RaiseOnMissingGlyphs().handle  # type: ignore[method-assign]
+    log.addHandler(handler)
+    yield MissingGlyphs
+    log.removeHandler(handler)

@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import Unauthorized
 from lambdakit.http import header
+from lambdakit.observability import flush_metrics
 from lambdakit.openapi import doc
 from lambdakit.security import constant_time_equals
 
@@ -58,6 +59,9 @@ def lambda_handler(event: dict, context) -> dict:
     if job not in jobs.JOBS:
         logger.error("unknown scheduled job")
         return {"ok": False, "error": "unknown job"}
-    result = jobs.run(job)
+    try:
+        result = jobs.run(job)
+    finally:
+        flush_metrics()  # the metrics of a scheduled run (the HTTP path flushes in lambda_entry)
     logger.info("scheduled job done", extra={"job": job, "result": result})
     return result
