@@ -95,3 +95,22 @@ def test_listing_cost_does_not_grow_with_data(gaps, intern_users, intern_seed):
     assert before[0] == after[0] and not any("Scan" in k for k in after[0]), (before, after)
     _world(gaps, intern_users, intern_seed)
     assert calls() == (after[0], 10)
+
+
+def test_milestones_submitted_before_the_index_are_migrated_by_the_maintenance_task(gaps, intern_users, intern_seed):
+    from internships.settings import settings
+    from lambdakit.ddb import Table
+
+    c, admin, ids = _world(gaps, intern_users, intern_seed)
+    t = Table(settings().table_name)
+    for mid in (ids["reviewed"], ids["submitted"]):  # as written before gsi3 existed
+        eid, _, n = mid.rpartition("-")
+        t.update(f"ENROLL#{eid}", f"MS#{n}", remove=["gsi3pk", "gsi3sk"])
+    body = c.get(Q, headers=admin.headers).json()
+    assert [m["id"] for m in body["milestones"]] == [ids["rejected"]]
+    out = c.invoke_function("CronFunction", {"task": "index-milestone-submissions"})
+    assert out == {"ok": True, "indexed": 2, "more": False}
+    body = c.get(Q, headers=admin.headers).json()
+    assert [m["id"] for m in body["milestones"]] == [ids["submitted"], ids["rejected"], ids["reviewed"]]
+    assert c.invoke_function("CronFunction", {"task": "index-milestone-submissions"})["indexed"] == 0
+    assert c.invoke_function("CronFunction", {"task": "nope"})["ok"] is False

@@ -49,9 +49,24 @@ app = build_app(router)
 _http = lambda_entry(app)
 
 
+def _index_milestone_submissions() -> dict:
+    from ..learning import repository as milestones
+
+    return {"ok": True, **milestones.index_submissions()}
+
+
+# invoke-only maintenance tasks: {"task": "<name>"} (docs/internships-admin.md)
+_TASKS = {"index-milestone-submissions": _index_milestone_submissions}
+
+
 def lambda_handler(event: dict, context) -> dict:
     if isinstance(event, dict) and "requestContext" in event and "routeKey" in event:
         return _http(event, context)
+    if isinstance(event, dict) and event.get("task") in _TASKS:
+        try:  # one-off maintenance, by direct invocation only (no route, no schedule)
+            return _TASKS[event["task"]]()
+        finally:
+            flush_metrics()
     job = (event or {}).get("job") if isinstance(event, dict) else None
     if job not in jobs.JOBS:
         detail = (event or {}).get("detail") if isinstance(event, dict) else None

@@ -54,11 +54,10 @@ class LeadIn(BaseModel):
     """A counselling lead: name, domain, duration and phone are required (a missing or malformed one is
     a 400 naming it); phone is stored in E.164, a number without country code read as Indian."""
     model_config = ConfigDict(extra="ignore")
-    name: str = Field(default=None, validate_default=True)
-    domain: str | int = Field(default=None, validate_default=True)
-    duration: str | int = Field(default=None, validate_default=True)
-    phone: str | int = Field(default=None, validate_default=True,
-                             description="Phone number; without a country code it is read as Indian (+91). "
+    name: str
+    domain: str | int
+    duration: str | int
+    phone: str | int = Field(description="Phone number; without a country code it is read as Indian (+91). "
                                          "Stored in E.164, e.g. +919876543210.")
     email: str | None = None
 
