@@ -56,9 +56,10 @@ class Seed:
         m = {"id": f"{e['id']}-{order:02d}", "enrollment_id": e["id"], "user_id": e["user_id"],
              "domain_id": e["domain_id"], "order": order, "title": f"Step {order}", "status": status,
              "created_at": now, "updated_at": now}
-        self.t.put({"pk": f"ENROLL#{e['id']}", "sk": f"MS#{order:02d}", "gsi1pk": f"MILESTONES#{status}",
-                    "gsi1sk": f"{now}#{m['id']}", "gsi2pk": f"USER#{e['user_id']}#MILESTONES",
-                    "gsi2sk": f"{e['id']}#{order:02d}", **m})
+        from internships.learning.plan import index_attrs
+
+        self.t.put({"pk": f"ENROLL#{e['id']}", "sk": f"MS#{order:02d}", **index_attrs(m, status, now),
+                    "gsi2pk": f"USER#{e['user_id']}#MILESTONES", "gsi2sk": f"{e['id']}#{order:02d}", **m})
         self.counter(f"milestones#{status}")
         return m
 

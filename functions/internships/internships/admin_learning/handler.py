@@ -92,15 +92,20 @@ def list_submissions():
 @router.get("/api/admin/submissions/milestones", middlewares=[require_permission("review_milestones")],
             openapi_extensions=doc(query=_M + "MilestoneSubmissionsQuery", response=_M + "Milestone",
                                    list_key="milestones", paginated=True),
-            summary="Milestone submissions by status",
-            description="Query status (submitted default, pending, reviewed, rejected), enrollment_id, page, limit.")
+            summary="Milestone submissions (review queue)",
+            description="Without status: every submitted (pending review), reviewed and rejected milestone, "
+                        "newest status change first, each with its status. Query status (submitted|reviewed|"
+                        "rejected|pending) narrows to one; enrollment_id, page, limit, cursor. The body also "
+                        "carries pendingCount (submitted, awaiting review: the badge) and counts {submitted, "
+                        "reviewed, rejected}.")
 def list_milestone_submissions():
     req, cursor = page_params(router)
     f = filters(router, "status", "enrollment_id")
-    items, total, exact, nxt = submissions.milestone_submissions(
+    items, total, exact, nxt, counts = submissions.milestone_submissions(
         status=f.get("status"), enrollment_id=f.get("enrollment_id"), offset=req.offset, limit=req.limit,
         cursor=cursor)
-    return ok(paginated("milestones", items, req, total, nxt, exact))
+    return ok(paginated("milestones", items, req, total, nxt, exact, pendingCount=counts["submitted"],
+                        counts=counts))
 
 
 @router.post("/api/admin/submissions/<id>/approve", middlewares=[require_permission("review_milestones")],

@@ -167,7 +167,8 @@ class SubmissionsQuery(ListQuery):
 
 
 class MilestoneSubmissionsQuery(ListQuery):
-    status: str = Field("", description="submitted (default)|pending|reviewed|rejected")
+    status: str = Field("", description="submitted|reviewed|rejected|pending; empty: submitted, reviewed and "
+                                        "rejected together, newest first")
     enrollment_id: str = ""
 
 

@@ -89,6 +89,12 @@ def count(name: str) -> int:
     return int((table().get("COUNTERS", name) or {}).get("count", 0))
 
 
+def counts(names: list[str]) -> dict[str, int]:
+    """Several counters in one BatchGetItem (missing ones are absent)."""
+    items = table().batch_get([("COUNTERS", n) for n in names])
+    return {i["sk"]: int(i.get("count", 0)) for i in items}
+
+
 def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None,
                 exists: Iterable[str] = ()) -> ConditionBase | None:
     from boto3.dynamodb.conditions import Attr

@@ -11,6 +11,7 @@ from lambdakit import clock
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 
 from .. import activity
+from ..learning import plan
 from . import repository as repo
 
 SUB_STATUSES = ("submitted", "approved", "rejected")
@@ -63,19 +64,26 @@ def decide(p, eid: str, approve: bool, remarks: str) -> dict:
 
 
 def milestone_submissions(*, status, enrollment_id, offset, limit, cursor):
+    """The review queue. Without ``status``: every submitted, reviewed and rejected milestone, newest
+    status change first (gsi3 ``MILESTONES#SUBMISSIONS``); with it, that status only (gsi1). Each item
+    carries its ``status``; ``counts`` (per submission status, from counters) feed the pending badge."""
     if status and status not in MILESTONE_STATUSES:
         raise ValidationFailed(f"status must be one of {', '.join(MILESTONE_STATUSES)}", fields={"status": "Unknown"})
-    st = status or "submitted"
     flt = repo.attr_filter({"enrollment_id": enrollment_id} if enrollment_id else None)
-    items, nxt = repo.page(f"MILESTONES#{st}", "gsi1", flt=flt, offset=offset, limit=limit, cursor=cursor)
-    if flt is None:
-        total, exact = repo.count(f"milestones#{st}"), True
+    pk, index = (f"MILESTONES#{status}", "gsi1") if status else (plan.SUBMISSIONS_INDEX_PK, "gsi3")
+    items, nxt = repo.page(pk, index, flt=flt, offset=offset, limit=limit, cursor=cursor)
+    counts = repo.counts([f"milestones#{s}" for s in plan.SUBMISSION_STATUSES])
+    counts = {s: counts.get(f"milestones#{s}", 0) for s in plan.SUBMISSION_STATUSES}
+    if flt is not None:
+        total, exact = repo.count_query(pk, index, flt=flt)
+    elif status:
+        total, exact = counts[status] if status in counts else repo.count(f"milestones#{status}"), True
     else:
-        total, exact = repo.count_query(f"MILESTONES#{st}", "gsi1", flt=flt)
+        total, exact = sum(counts.values()), True
     enr = repo.enrollments_by_ids([m.get("enrollment_id") for m in items])
     for m in items:
         e = enr.get(m.get("enrollment_id")) or {}
         m["student_name"] = e.get("student_name")
         m["student_email"] = e.get("student_email")
         m["domain_name"] = e.get("domain_name")
-    return items, total, exact, nxt
+    return items, total, exact, nxt, counts

@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import Unauthorized
 from lambdakit.http import header
+from lambdakit.observability import flush_metrics
 from lambdakit.openapi import doc
 from lambdakit.security import constant_time_equals
 
@@ -48,9 +49,24 @@ app = build_app(router)
 _http = lambda_entry(app)
 
 
+def _index_milestone_submissions() -> dict:
+    from ..learning import repository as milestones
+
+    return {"ok": True, **milestones.index_submissions()}
+
+
+# invoke-only maintenance tasks: {"task": "<name>"} (docs/internships-admin.md)
+_TASKS = {"index-milestone-submissions": _index_milestone_submissions}
+
+
 def lambda_handler(event: dict, context) -> dict:
     if isinstance(event, dict) and "requestContext" in event and "routeKey" in event:
         return _http(event, context)
+    if isinstance(event, dict) and event.get("task") in _TASKS:
+        try:  # one-off maintenance, by direct invocation only (no route, no schedule)
+            return _TASKS[event["task"]]()
+        finally:
+            flush_metrics()
     job = (event or {}).get("job") if isinstance(event, dict) else None
     if job not in jobs.JOBS:
         detail = (event or {}).get("detail") if isinstance(event, dict) else None
@@ -58,6 +74,9 @@ def lambda_handler(event: dict, context) -> dict:
     if job not in jobs.JOBS:
         logger.error("unknown scheduled job")
         return {"ok": False, "error": "unknown job"}
-    result = jobs.run(job)
+    try:
+        result = jobs.run(job)
+    finally:
+        flush_metrics()  # the metrics of a scheduled run (the HTTP path flushes in lambda_entry)
     logger.info("scheduled job done", extra={"job": job, "result": result})
     return result

@@ -1,13 +1,16 @@
-"""PDF rendering with fpdf2 (imported lazily) and a Unicode TTF font, so non-Latin names render.
+"""PDF rendering with fpdf2 (imported lazily) and Unicode TTF fonts, so every learner's name renders.
 
-The font ships in the ``ttf-opensans`` PyPI package (Latin, Greek, Cyrillic, Vietnamese). Where that
+The body font ships in the ``ttf-opensans`` PyPI package (Latin, Greek, Cyrillic, Vietnamese). Where that
 package is missing (a developer machine) a system DejaVu Sans is used, and as a last resort the core
-Helvetica font with unsupported characters replaced.
+Helvetica font with unsupported characters replaced. Other scripts (Indic, Arabic, CJK) come from the
+Noto fallback fonts of ``typefaces`` (loaded only when the document's text uses them, shaped by HarfBuzz).
 """
 from __future__ import annotations
 
 import io
 from pathlib import Path
+
+from . import typefaces
 
 _SYSTEM_FONTS = (
     ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"),
@@ -30,7 +33,8 @@ def font_files() -> tuple[str, str] | None:
     return None
 
 
-def _new_pdf(orientation: str):
+def _new_pdf(orientation: str, texts: list[str]):
+    """A page with the body font and the fallback fonts ``texts`` (everything it will draw) need."""
     from fpdf import FPDF
 
     pdf = FPDF(orientation=orientation, unit="mm", format="A4")
@@ -40,10 +44,21 @@ def _new_pdf(orientation: str):
         pdf.add_font("Body", "", files[0])
         pdf.add_font("Body", "B", files[1])
         family = "Body"
+        typefaces.register(pdf, texts)
     else:  # pragma: no cover - only without any TTF available
         family = "Helvetica"
     pdf.add_page()
     return pdf, family, files is not None
+
+
+def _texts(*records: dict | None) -> list[str]:
+    return [v for r in records for v in (r or {}).values() if isinstance(v, str)]
+
+
+def _output(pdf, document: str) -> bytes:
+    data = bytes(pdf.output())
+    typefaces.report_missing(pdf, document)
+    return data
 
 
 def _txt(s: str, unicode_ok: bool) -> str:
@@ -94,7 +109,7 @@ def certificate_pdf(c: dict, *, verify_url: str, issuer: str, layout: dict | Non
               "issueDate": c["issue_date"], "certificateId": c["certificate_id"],
               "expiryAt": str(c.get("expiry_at") or "")[:10]}
     portrait = lay["orientation"] == "portrait"
-    pdf, fam, uni = _new_pdf("P" if portrait else "L")
+    pdf, fam, uni = _new_pdf("P" if portrait else "L", _texts(c, lay, {"issuer": issuer}))
     w, h = (210, 297) if portrait else (297, 210)
     accent, text = _rgb(lay["accent_color"]), _rgb(lay["text_color"])
     if lay["background_color"].upper() != "#FFFFFF":
@@ -148,7 +163,7 @@ def certificate_pdf(c: dict, *, verify_url: str, issuer: str, layout: dict | Non
         pdf.set_font(fam, "", 8)
         pdf.set_xy(w - 90, h - 32)
         pdf.cell(82, 5, _txt("Scan to verify", uni), align="C")
-    return bytes(pdf.output())
+    return _output(pdf, "certificate")
 
 
 def _money(v: float) -> str:
@@ -156,7 +171,7 @@ def _money(v: float) -> str:
 
 
 def invoice_pdf(inv: dict, *, seller: dict) -> bytes:
-    pdf, fam, uni = _new_pdf("P")
+    pdf, fam, uni = _new_pdf("P", _texts(inv, seller))
     pdf.set_font(fam, "B", 20)
     pdf.set_xy(15, 15)
     pdf.cell(180, 10, _txt("TAX INVOICE", uni))
@@ -219,4 +234,4 @@ def invoice_pdf(inv: dict, *, seller: dict) -> bytes:
     pdf.set_xy(15, y + 16)
     pdf.multi_cell(180, 4, _txt("This is a computer-generated invoice and does not require a signature. "
                                 "Prices are inclusive of GST.", uni))
-    return bytes(pdf.output())
+    return _output(pdf, "invoice")

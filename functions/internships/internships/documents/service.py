@@ -6,6 +6,7 @@ import logging
 
 from lambdakit import clock
 from lambdakit.errors import ConditionFailed, Conflict, Gone, NotFound, RateLimited
+from lambdakit.observability import count
 
 from .. import notify
 from ..accounts import repository as accounts_repo
@@ -42,6 +43,7 @@ def issue_for(e: dict) -> dict:
             continue  # certificate id collision: draw another
     else:
         raise Conflict("Could not allocate a certificate id, please retry")
+    count("CertificatesIssued")
     key = None
     try:
         key = store_certificate_pdf(cert)

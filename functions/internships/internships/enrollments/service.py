@@ -13,6 +13,7 @@ import logging
 
 from lambdakit import clock, ids
 from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
+from lambdakit.observability import count
 
 from .. import notify
 from ..accounts import repository as users
@@ -122,6 +123,7 @@ def create(p, data) -> dict:
             "domain": NotFound("Domain not found"),
             "coupon": BadRequest("Coupon is no longer valid (usage limit reached or expired)"),
         }.get(r.what, Conflict("Could not create the enrollment, please retry")) from None
+    count("EnrollmentsCreated")
     if amount_paise == 0:
         e = activate(e, payment_id=None, source="free")
     body = view(e)
@@ -133,8 +135,13 @@ def create(p, data) -> dict:
 # ---------------------------------------------------------------- activation (exactly once)
 def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
     """Move a pending enrollment to active with its milestones, invoice and confirmation email.
-    Idempotent: an already active/completed paid enrollment is returned as it is."""
+    Idempotent: an already active/completed paid enrollment is returned as it is.
+
+    Metrics: EnrollmentsActivated (and PaymentsVerified for a paid one) once, after the activating write;
+    a payment that arrives for an enrollment already activated counts as PaymentsDuplicated."""
     if e["status"] in ("active", "completed") and e["payment_status"] in ("paid", "free"):
+        if source != "free":
+            count("PaymentsDuplicated")
         return e
     if e["status"] != "pending":
         raise Conflict(f"Enrollment is {e['status']}")
@@ -167,12 +174,17 @@ def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
             if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
                 cur = repo.get(e["id"], consistent=True)
                 if cur and cur["status"] in ("active", "completed") and cur["payment_status"] in ("paid", "free"):
+                    if source != "free":
+                        count("PaymentsDuplicated")
                     return cur  # someone else (browser or webhook) activated it first
                 raise Conflict(f"Enrollment is {cur['status'] if cur else 'gone'}") from None
             if attempt == 7:
                 raise
     else:  # pragma: no cover
         raise Conflict("Could not activate the enrollment, please retry")
+    count("EnrollmentsActivated")
+    if source != "free":
+        count("PaymentsVerified")
     e = {**e, **fields}
     notify.send("enrollment", e.get("student_email") or user.get("email"), {
         "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
@@ -184,13 +196,16 @@ def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
 def verify_payment(p, data) -> dict:
     e = _owned(data.enrollmentId, p.user_id)
     if not e.get("order_id") or data.orderId != e["order_id"]:
+        count("PaymentsRefused")
         raise BadRequest("Order does not match this enrollment")
     if not gateway.verify_checkout(e["order_id"], data.paymentId, data.signature):
+        count("PaymentsRefused")
         raise BadRequest("Invalid payment signature")
     if e["status"] == "cancelled":
         repo.set_fields(e["id"], {"payment_status": "paid", "payment_id": data.paymentId, "refund_required": True,
                                   "updated_at": clock.now_iso()}, condition="#st = :c", names={"#st": "status"},
                         values={":c": "cancelled"})
+        count("PaymentsVerified")  # a real payment, to be refunded
         raise Conflict("Enrollment was cancelled; the payment will be refunded")
     e = activate(e, payment_id=data.paymentId, source="checkout")
     return {"success": True, "message": "Payment verified", "enrollment": view(e)}
@@ -200,10 +215,12 @@ def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> d
     import json
 
     if not gateway.verify_webhook(raw, signature):
+        count("PaymentsRefused")
         raise BadRequest("Invalid webhook signature")
     if not event_id or len(event_id) > 128:
         raise BadRequest("Missing x-razorpay-event-id")
     if repo.webhook_seen(event_id):
+        count("PaymentsDuplicated")
         return {"success": True, "duplicate": True}
     try:
         body = json.loads(raw)
@@ -219,11 +236,13 @@ def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> d
     elif event in ("payment.captured", "order.paid"):
         if int(entity.get("amount", -1)) != int(e.get("amount_paise", -2)):
             logger.warning("webhook amount mismatch", extra={"enrollment_id": e["id"]})
+            count("PaymentsRefused")
             result = "amount_mismatch"
         elif e["status"] == "cancelled":
             repo.set_fields(e["id"], {"payment_status": "paid", "payment_id": payment_id, "refund_required": True,
                                       "updated_at": clock.now_iso()}, condition="#st = :c",
                             names={"#st": "status"}, values={":c": "cancelled"})
+            count("PaymentsVerified")  # a real payment, to be refunded
             result = "refund_required"
         else:
             activate(e, payment_id=payment_id, source="webhook")

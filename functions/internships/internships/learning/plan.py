@@ -1,6 +1,8 @@
 """Milestones of an enrollment, built from its domain's plan when the enrollment activates.
 
 Key: ``pk=ENROLL#<enrollment_id>``, ``sk=MS#<nn>``; id ``<enrollment_id>-<nn>`` parses back to the key.
+Indexes: gsi1 ``MILESTONES#<status>``, gsi2 ``USER#<user_id>#MILESTONES``, gsi3 ``MILESTONES#SUBMISSIONS``
+(only while submitted, reviewed or rejected), sort keys ``<status changed at>#<id>``.
 Due dates spread the duration (30 days per unit) evenly over the milestones.
 """
 from __future__ import annotations
@@ -25,8 +27,23 @@ def key(enrollment_id: str, order: int) -> tuple[str, str]:
     return f"ENROLL#{enrollment_id}", f"MS#{order:02d}"
 
 
+# Statuses of a milestone that has been submitted at least once: the admin review queue lists them
+# together, newest status change first, from gsi3 (``MILESTONES#SUBMISSIONS``).
+SUBMISSION_STATUSES = ("submitted", "reviewed", "rejected")
+SUBMISSIONS_INDEX_PK = "MILESTONES#SUBMISSIONS"
+
+
 def index_attrs(m: dict, status: str, now: str) -> dict:
-    return {"gsi1pk": f"MILESTONES#{status}", "gsi1sk": f"{now}#{m['id']}"}
+    """gsi1: one partition per status; gsi3: every submission (any of SUBMISSION_STATUSES)."""
+    out = {"gsi1pk": f"MILESTONES#{status}", "gsi1sk": f"{now}#{m['id']}"}
+    if status in SUBMISSION_STATUSES:
+        out.update(gsi3pk=SUBMISSIONS_INDEX_PK, gsi3sk=f"{now}#{m['id']}")
+    return out
+
+
+def index_removals(status: str) -> list[str]:
+    """Index attributes a change to ``status`` must drop (back to pending: out of the review queue)."""
+    return [] if status in SUBMISSION_STATUSES else ["gsi3pk", "gsi3sk"]
 
 
 def build(enrollment: dict, plan: list[dict], activated_at: str) -> list[dict]:

@@ -2,6 +2,8 @@
 ``DOMAIN#<domain_id>#RESOURCES``)."""
 from __future__ import annotations
 
+from lambdakit.errors import ConditionFailed
+
 from .. import counters
 from ..store import clean as _clean
 from ..store import table
@@ -29,12 +31,35 @@ def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None,
     ops: list[dict] = [
         {"update": (pk, sk), "set": {**fields, "status": new_status, "updated_at": now,
                                      **plan.index_attrs(m, new_status, now)},
+         **({"remove": removals} if (removals := plan.index_removals(new_status)) else {}),
          "condition": cond, "names": {"#st": "status"}, **({"values": cond_values} if cond_values else {})},
         *(checks or []),
         *counters.milestone_status_ops(m["status"], new_status),
     ]
     table().transact(ops)
     return {**m, **fields, "status": new_status, "updated_at": now}
+
+
+def index_submissions(max_items: int = 500) -> dict:
+    """Migration (invoke-only task ``index-milestone-submissions``): put the submitted, reviewed and
+    rejected milestones written before the review queue's gsi3 existed into it, with the sort key of
+    their gsi1 entry. Bounded per call (``max_items`` updates); idempotent; ``more`` says to call again."""
+    from boto3.dynamodb.conditions import Attr
+
+    t = table()
+    indexed = 0
+    for status in plan.SUBMISSION_STATUSES:
+        for m in t.iter_query(f"MILESTONES#{status}", index="gsi1", filter=Attr("gsi3pk").not_exists()):
+            if indexed >= max_items:
+                return {"indexed": indexed, "more": True}
+            try:
+                t.update(m["pk"], m["sk"], set={"gsi3pk": plan.SUBMISSIONS_INDEX_PK, "gsi3sk": m["gsi1sk"]},
+                         condition="#st = :st AND attribute_not_exists(gsi3pk)", names={"#st": "status"},
+                         values={":st": status}, return_values="NONE")
+                indexed += 1
+            except ConditionFailed:
+                continue  # changed meanwhile: its status change already indexed it
+    return {"indexed": indexed, "more": False}
 
 
 def status_check(eid: str, order: int, status: str) -> dict:

@@ -14,6 +14,7 @@ import logging
 
 from lambdakit import clock, ids
 from lambdakit.errors import BadRequest
+from lambdakit.observability import count
 
 from . import repository as repo
 from .templates import ALL_KINDS
@@ -65,6 +66,7 @@ def enqueue_ex(template: str, to: str, data: dict, *, dedupe_key: str | None = N
         repo.insert_email(item, dedupe_key)
     except repo.DuplicateEmail as dup:
         return dup.email_id or "", False
+    count("EmailsQueued")
     try:
         repo.send_work(email_id)
     except Exception:  # noqa: BLE001 - never block the caller; the sweep picks it up

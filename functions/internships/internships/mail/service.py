@@ -15,6 +15,7 @@ from email.message import EmailMessage
 
 from lambdakit import clock
 from lambdakit.errors import BadRequest, Conflict, NotFound
+from lambdakit.observability import count
 from lambdakit.pagination import page_meta, page_request
 
 from ..settings import settings
@@ -127,6 +128,7 @@ def process_email(email_id: str) -> str:
                     set={"sent_at": clock.now_iso(), "message_id": message_id, "subject": subject,
                          "attempts": int(email.get("attempts", 0)) + 1},
                     remove=["lease_until", "last_error"])
+    count("EmailsSent")
     return "sent"
 
 
@@ -137,10 +139,11 @@ def _error_text(exc: Exception) -> str:
 
 
 def _fail(email: dict, reason: str) -> None:
-    repo.transition(email, "failed", expect="sending",
-                    set={"last_error": reason[:500], "failed_at": clock.now_iso(),
-                         "attempts": int(email.get("attempts", 0)) + 1},
-                    remove=["lease_until"])
+    if repo.transition(email, "failed", expect="sending",
+                       set={"last_error": reason[:500], "failed_at": clock.now_iso(),
+                            "attempts": int(email.get("attempts", 0)) + 1},
+                       remove=["lease_until"]):
+        count("EmailsFailed")
 
 
 def _retry_later(email: dict, exc: Exception) -> str:
@@ -148,15 +151,17 @@ def _retry_later(email: dict, exc: Exception) -> str:
     reason = _error_text(exc)
     logger.warning("email send failed", extra={"email_id": email["id"], "attempt": attempts})
     if attempts >= settings().email_max_attempts:
-        repo.transition(email, "failed", expect="sending",
-                        set={"last_error": reason, "failed_at": clock.now_iso(), "attempts": attempts},
-                        remove=["lease_until"])
+        if repo.transition(email, "failed", expect="sending",
+                           set={"last_error": reason, "failed_at": clock.now_iso(), "attempts": attempts},
+                           remove=["lease_until"]):
+            count("EmailsFailed")
         return "failed"
     delay = backoff_seconds(attempts)
     nxt = clock.iso(clock.now() + dt.timedelta(seconds=delay))
-    repo.transition(email, "pending", expect="sending",
-                    set={"last_error": reason, "attempts": attempts, "next_attempt_at": nxt},
-                    remove=["lease_until"])
+    if repo.transition(email, "pending", expect="sending",
+                       set={"last_error": reason, "attempts": attempts, "next_attempt_at": nxt},
+                       remove=["lease_until"]):
+        count("EmailsRetried")
     try:
         repo.send_work(email["id"], delay)
     except Exception:  # noqa: BLE001 - the sweep will find it
@@ -194,6 +199,7 @@ def retry(email_id: str) -> dict:
                          set={"attempts": 0, "next_attempt_at": clock.now_iso()}, remove=["failed_at"])
     if not ok:
         raise Conflict("Email changed meanwhile; reload and try again")
+    count("EmailsRetried")
     try:
         repo.send_work(email["id"])
     except Exception:  # noqa: BLE001

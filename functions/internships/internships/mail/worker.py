@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from lambdakit.observability import flush_metrics
+
 from ..http import logger
 from . import service
 
@@ -43,4 +45,8 @@ def record_handler(record: SQSRecord) -> str:
 
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    try:
+        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                        context=context)
+    finally:
+        flush_metrics()  # EmailsSent/Failed/Retried/Queued of this batch (EMF)
