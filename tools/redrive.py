@@ -20,6 +20,7 @@ a destination, and docs/operations.md says how to replay those events instead.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -69,10 +70,15 @@ def _physical_id(cfn: Any, stack: str, logical_id: str) -> str | None:
         raise
 
 
+@functools.lru_cache(maxsize=4)
+def _services(root_template: Path) -> dict[str, Any]:
+    return load_all(root_template)
+
+
 def template_queue(ref: str, root_template: Path = ROOT / "template.yaml") -> tuple[str, str, bool]:
     """``service/LogicalId`` → ``(service, logical id, is a dead-letter queue)``; checks the template."""
     service, _, lid = ref.partition("/")
-    services = load_all(root_template)
+    services = _services(root_template)
     if service not in services:
         raise RedriveError(f"unknown service {service!r} (one of: {', '.join(sorted(services))})")
     svc = services[service]
