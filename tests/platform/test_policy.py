@@ -2,7 +2,7 @@
 
 Every rule here reads the templates as the local runtime does (``local_runtime.stack``), so a
 function, queue, table or schedule added later is held to the same rules. docs/operations.md
-explains what each alarm means; docs/platform.md ("Operability and IAM") the decisions.
+explains what each alarm means and, in "IAM decisions", the choices made.
 """
 from __future__ import annotations
 
