@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextvars
 import fnmatch
 import json
-import os
 from typing import Any, Iterator
 
 import botocore.handlers
@@ -20,6 +19,7 @@ import pytest
 
 from local_runtime import invoke as inv
 from local_runtime.testing import services
+from tests.exams.conftest import ExamUsers, exams_jwks  # noqa: F401 - exams_jwks is a fixture
 
 SVCS = services()
 _CURRENT: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("fn", default=None)
@@ -202,34 +202,9 @@ def test_internships_read_only_functions_only_read(internships_app, recorder):
 
 
 # ---------------------------------------------------------------- exams
-@pytest.fixture
-def exams_token(exams_app, tmp_path, monkeypatch):
-    """A super admin's ID token, verified by the service against the emulator's JWKS (file:// URL)."""
-    import boto3
-    import requests
-
-    from exams.identity import jwks
-    from exams.users.bootstrap import ensure_super_admin
-    from lambdakit import settings as lk_settings
-
-    pool = os.environ["EXAMS_USER_POOL_ID"]
-    doc = requests.get(f"https://cognito-idp.us-east-1.amazonaws.com/{pool}/.well-known/jwks.json", timeout=5).json()
-    path = tmp_path / "jwks.json"
-    path.write_text(json.dumps(doc))
-    monkeypatch.setenv("EXAMS_JWKS_URL", path.as_uri())
-    lk_settings.reset_settings()
-    jwks.reset()
-    ensure_super_admin("iam@exams.example.com", "Passw0rd!x", "Root")
-    idp = boto3.client("cognito-idp", region_name="us-east-1")
-    r = idp.initiate_auth(ClientId=os.environ["EXAMS_JWT_AUDIENCE"], AuthFlow="USER_PASSWORD_AUTH",
-                          AuthParameters={"USERNAME": "iam@exams.example.com", "PASSWORD": "Passw0rd!x"})
-    yield r["AuthenticationResult"]["IdToken"]
-    lk_settings.reset_settings()
-    jwks.reset()
-
-
-def test_exams_read_only_functions_write_only_bookkeeping(exams_app, exams_token, recorder):
-    h = {"Authorization": f"Bearer {exams_token}"}
+@pytest.mark.usefixtures("exams_jwks")
+def test_exams_read_only_functions_write_only_bookkeeping(exams_app, recorder):
+    h = ExamUsers(exams_app).super_admin().headers
     c = exams_app.exams
     assert c.get("/health").status == 200
     assert c.get("/").status == 200
