@@ -101,3 +101,12 @@ def test_every_dead_letter_queue_of_the_templates_is_addressable():
 
 def test_default_stack_comes_from_samconfig():
     assert redrive.default_stack() == "serverless-trio"
+
+
+def test_command_line_dry_run_and_errors(deployed, capsys):
+    session = boto3.session.Session(region_name=REGION)
+    assert redrive.main(["campaigns/SendDLQ", "--stack", "trio", "--dry-run"], session=session) == 0
+    out = capsys.readouterr().out
+    assert "SendDLQ" in out and "'SourceArn': 'arn:aws:sqs:" in out and "started" not in out
+    assert redrive.main(["campaigns/SendQueue", "--stack", "trio"], session=session) == 2
+    assert "work queue" in capsys.readouterr().err
