@@ -10,12 +10,19 @@ FN ?=
 EVENT ?=
 SVC ?=
 QUICK ?=
+# `make redrive QUEUE=campaigns/SendDLQ [STACK=...] [TO=...] [RATE=10] [DRY=1] [STATUS=1]` (docs/operations.md)
+QUEUE ?=
+STACK ?=
+TO ?=
+RATE ?=
+DRY ?=
+STATUS ?=
 # `make fuzz LONG=1`: the long profile (>= 10,000 cases per service); FUZZ_MAX_EXAMPLES overrides.
 LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test venv check lint typecheck typecheck-domains bench fuzz openapi invoke lock lock-upgrade validate build ci clean
+.PHONY: dev test venv check lint typecheck typecheck-domains bench fuzz openapi invoke redrive lock lock-upgrade validate build ci clean
 
 venv: $(STAMP)
 
@@ -36,6 +43,11 @@ test: $(STAMP)
 #   make invoke FN=DispatcherFunction   make invoke FN=CronFunction SVC=internships EVENT=events/x.json
 invoke: $(STAMP)
 	$(PY) -m local_runtime.control invoke $(FN) $(if $(SVC),--service $(SVC)) $(if $(EVENT),--event $(EVENT))
+
+# Move a dead-letter queue's messages back to their source queue (SQS StartMessageMoveTask).
+redrive: $(STAMP)
+	@test -n "$(QUEUE)" || { echo "usage: make redrive QUEUE=<service>/<LogicalId>|<name>|<url>|<arn> [STACK=] [TO=] [RATE=] [DRY=1] [STATUS=1]"; exit 2; }
+	$(PY) tools/redrive.py '$(QUEUE)' $(if $(STACK),--stack '$(STACK)') $(if $(TO),--to '$(TO)') $(if $(RATE),--rate $(RATE)) $(if $(DRY),--dry-run) $(if $(STATUS),--status)
 
 check: lint typecheck typecheck-domains
 

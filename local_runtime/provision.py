@@ -5,6 +5,10 @@ policies and DLQs), buckets (with their SQS notifications), user pools, secrets
 and the rest come from parsing the templates. ``provision`` returns a
 ``ServiceEnv`` that resolves ``Ref`` and ``GetAtt`` to the physical resources and
 computes each function's environment.
+
+Resources with no local behaviour are not created (their ``Ref`` still resolves to a name):
+log groups, CloudWatch alarms and dashboards, the SNS alarm topic and its subscription, IAM and
+SQS queue policies. Dead-letter queues of schedules (``DeadLetterConfig``) are ordinary queues.
 """
 from __future__ import annotations
 

@@ -65,6 +65,28 @@ class Service:
     def resources_of(self, *types: str) -> dict[str, dict]:
         return {k: v for k, v in self.template.get("Resources", {}).items() if v.get("Type") in types}
 
+    def dead_letter_queues(self) -> dict[str, list[str]]:
+        """Every dead-letter queue of the template: ``{queue logical id: [what dead-letters into it]}``.
+
+        Sources are queue logical ids (``RedrivePolicy``), ``<Function>.<Event>`` for a SAM
+        schedule's ``DeadLetterConfig`` and ``<Rule>`` for an ``AWS::Events::Rule`` target's."""
+        out: dict[str, list[str]] = {}
+        for lid, res in self.resources_of("AWS::SQS::Queue").items():
+            target = _getatt_arn(((res.get("Properties") or {}).get("RedrivePolicy") or {}).get("deadLetterTargetArn"))
+            if target:
+                out.setdefault(target, []).append(lid)
+        for fn in self.functions.values():
+            for ev_name, ev in fn.events.items():
+                target = _getatt_arn(((ev.get("Properties") or {}).get("DeadLetterConfig") or {}).get("Arn"))
+                if target:
+                    out.setdefault(target, []).append(f"{fn.logical_id}.{ev_name}")
+        for lid, res in self.resources_of("AWS::Events::Rule").items():
+            for t in (res.get("Properties") or {}).get("Targets") or []:
+                target = _getatt_arn((t.get("DeadLetterConfig") or {}).get("Arn"))
+                if target:
+                    out.setdefault(target, []).append(lid)
+        return out
+
     def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
         for r in self.routes:
             if r.method not in (method, "ANY"):
@@ -73,6 +95,13 @@ class Service:
             if m:
                 return r, {k: v for k, v in m.groupdict().items()}
         return None
+
+
+def _getatt_arn(value: object) -> str | None:
+    """``X`` of ``!GetAtt X.Arn`` (else None)."""
+    if isinstance(value, dict) and isinstance(value.get("Fn::GetAtt"), list) and value["Fn::GetAtt"][1:] == ["Arn"]:
+        return str(value["Fn::GetAtt"][0])
+    return None
 
 
 def load_root(path: Path | None = None) -> dict:
