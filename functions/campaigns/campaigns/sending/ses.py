@@ -8,7 +8,7 @@ import time
 from lambdakit import aws
 
 from ..settings import settings
-from .message import OutboundMessage
+from .message import OutboundMessage, Unrenderable
 
 _TAG_SAFE = re.compile(r"[^A-Za-z0-9_\-.@]")
 _rate_lock = threading.Lock()
@@ -47,12 +47,18 @@ def _tag(v: str) -> str:
 
 def send(msg: OutboundMessage) -> str:
     """Send one message; returns the SES message id."""
+    from email.errors import MessageError
+
     from botocore.exceptions import ClientError
 
+    try:
+        raw = msg.mime()
+    except (ValueError, MessageError) as exc:  # the email package refuses the message: not retryable
+        raise Unrenderable(f"unrenderable: {exc}") from None
     kw: dict = {
         "FromEmailAddress": msg.from_email,
         "Destination": {"ToAddresses": [msg.to], "CcAddresses": msg.cc, "BccAddresses": msg.bcc},
-        "Content": {"Raw": {"Data": msg.mime()}},
+        "Content": {"Raw": {"Data": raw}},
         "EmailTags": [{"Name": "account", "Value": _tag(msg.account_id)}]
         + ([{"Name": "send", "Value": _tag(msg.send_id)}] if msg.send_id else [])
         + ([{"Name": "rkey", "Value": _tag(msg.rkey)}] if msg.rkey else []),
