@@ -26,7 +26,18 @@ OTHER_ACCOUNT = "acct-other"
 
 
 @pytest.fixture
-def make_key(campaigns_app):
+def sender_domain(campaigns_app) -> str:
+    """``example.com`` registered (and, on moto, verified at once) as a sender identity of
+    ``ACCOUNT``: the From addresses the tests use (issue #17: only an account's own verified
+    senders may be used)."""
+    from campaigns.senders import service as senders
+
+    senders.ensure(ACCOUNT, "example.com")
+    return "example.com"
+
+
+@pytest.fixture
+def make_key(campaigns_app, sender_domain):
     from campaigns.auth import create_key
 
     def _make(role: str | None = None, scopes=None, plan: str = "pro", restrictions: dict | None = None,
