@@ -116,3 +116,17 @@ def test_unrenderable_message_is_refused_before_ses_sees_it(campaigns_app):
         ses.send(msg)
     stats = boto3.client("ses", region_name="us-east-1").get_send_statistics()["SendDataPoints"]
     assert sum(p.get("DeliveryAttempts", 0) for p in stats) == 0
+
+
+def test_stored_campaign_with_header_injection_cannot_be_scheduled(camp):
+    """A draft stored before the API refused CR/LF is refused at send time (422), not scheduled."""
+    cid = camp.post("/campaigns", json={"name": "c", "subject": "s", "content": "<p>x</p>",
+                                        "audience": {"type": "test", "test_emails": ["a@example.com"]},
+                                        "settings": {"from_email": "news@example.com"}}).json()["data"]["id"]
+    from campaigns.campaign import repository as camp_repo
+
+    camp_repo.update_fields(cid, {"settings": {"from_email": "news@example.com", "from_name": EVIL}},
+                            allowed=["draft"])
+    r = camp.post(f"/campaigns/{cid}/send", json={"confirm": True})
+    assert r.status == 422 and "settings.from_name" in r.json()["error"]["details"], r.text
+    assert camp.get(f"/campaigns/{cid}").json()["data"]["status"] == "draft"

@@ -13,6 +13,8 @@ from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
 
 from .. import events
+from ..common.headers import MESSAGE as HEADER_MESSAGE
+from ..common.headers import unsafe_header
 from ..senders import service as senders
 from ..sending import audience
 from . import repository as repo
@@ -188,6 +190,11 @@ def _validate_sendable(account_id: str, item: dict) -> None:
         problems["subject"] = "A subject is required to send"
     if not (item.get("content") or (tpl or {}).get("content")):
         problems["content"] = "Content (or a template) is required to send"
+    st = item.get("settings") or {}
+    for field, value in (("subject", item.get("subject")), ("settings.from_name", st.get("from_name")),
+                         ("settings.provider.from_name", (st.get("provider") or {}).get("from_name"))):
+        if unsafe_header(value):  # stored before the API refused it (issue #17)
+            problems[field] = f"The {field} {HEADER_MESSAGE}"
     aud = item.get("audience") or {}
     if not aud:
         problems["audience"] = "An audience is required to send"
