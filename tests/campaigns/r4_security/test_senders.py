@@ -109,6 +109,9 @@ def test_an_identity_belongs_to_one_account(camp, other):
     assert r.status == 409 and r.json()["error"]["code"] == "SENDER_TAKEN", r.text
     r = camp.post("/senders", json={"domain": "example.com"})
     assert r.status == 409 and r.json()["error"]["code"] == "SENDER_EXISTS", r.text
+    r = other.post("/senders", json={"email": "ceo@example.com"})  # an address at another account's domain
+    assert r.status == 409 and r.json()["error"]["code"] == "SENDER_TAKEN", r.text
+    assert camp.post("/senders", json={"email": "ceo@example.com"}).status == 201  # the domain's owner may
     sid = camp.get("/senders").json()["data"]["senders"][0]["id"]
     assert other.get(f"/senders/{sid}").status == 404
     assert other.delete(f"/senders/{sid}").status == 404

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 #: C0 controls except TAB, DEL, and the Unicode line/paragraph separators (and NEL) that
 #: ``str.splitlines`` - and so header folding - treats as line breaks.
@@ -25,4 +25,5 @@ def _check(value: str | None) -> str | None:
     return value
 
 
-HeaderText = Annotated[str, AfterValidator(_check)]
+HeaderText = Annotated[str, AfterValidator(_check), Field(
+    description="Sent as a mail header: line breaks and control characters are refused (422)")]

@@ -61,6 +61,12 @@ def _observed(record: dict, ses: dict | None) -> dict:
 def register(account_id: str, body: dict) -> dict:
     req: SenderCreate = parse_model(SenderCreate, body)
     identity = req.identity
+    if req.email:
+        domain_owner = repo.owners([req.email.rpartition("@")[2]]).values()
+        if any(o.get("account_id") != account_id for o in domain_owner):
+            # the domain's owner decides who sends from its addresses
+            raise Conflict("This address is at a domain registered by another account", code="SENDER_TAKEN",
+                           details={"identity": identity}) from None
     now = clock.now_iso()
     record = {"id": ids.sortable_id().lower(), "account_id": account_id, "identity": identity,
               "type": "email" if req.email else "domain", "status": "pending", "dkim": None, "created_at": now,
