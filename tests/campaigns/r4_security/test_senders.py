@@ -198,3 +198,17 @@ def test_devseed_account_owns_the_default_sender(campaigns_app):
     assert not senders.verified_for(ACCOUNT + "-x", "news@example.com")
     devseed.seed(out)  # idempotent
     assert len(senders.list_for(devseed.DEV_ACCOUNT)) == 1
+
+
+def test_sender_cap_per_account(camp, monkeypatch):
+    monkeypatch.setenv("CAMPAIGNS_MAX_SENDERS", "2")
+    from lambdakit.settings import reset_settings
+
+    reset_settings()
+    try:
+        assert camp.post("/senders", json={"domain": "two.example"}).status == 201  # example.com is the first
+        r = camp.post("/senders", json={"domain": "three.example"})
+        assert r.status == 409 and r.json()["error"]["code"] == "LIMIT_EXCEEDED", r.text
+    finally:
+        monkeypatch.delenv("CAMPAIGNS_MAX_SENDERS")
+        reset_settings()

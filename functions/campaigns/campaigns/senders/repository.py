@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lambdakit import aws
 from lambdakit.ddb import Table
-from lambdakit.errors import ConditionFailed
+from lambdakit.errors import ConditionFailed, Conflict, ServiceUnavailable, ValidationFailed
 
 from ..settings import settings
 
@@ -81,12 +81,23 @@ def delete(record: dict) -> None:
 # ---------------------------------------------------------------- SES
 def ses_create(identity: str, account_id: str) -> dict:
     """CreateEmailIdentity (SES emails a verification link to an address; a domain gets Easy
-    DKIM tokens). Tagged with the owning account."""
+    DKIM tokens). Tagged with the owning account. SES refusals become the domain's errors."""
+    from botocore.exceptions import ClientError
+
     ses = aws.client("sesv2")
     try:
         return ses.create_email_identity(EmailIdentity=identity, Tags=[{"Key": TAG_ACCOUNT, "Value": account_id}])
     except ses.exceptions.AlreadyExistsException:
         raise IdentityTaken(identity) from None
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        if code in ("TooManyRequestsException", "ThrottlingException"):
+            raise ServiceUnavailable("SES is busy; retry shortly", headers={"Retry-After": "1"}) from None
+        if code == "LimitExceededException":
+            raise Conflict("The sending account cannot hold more identities", code="LIMIT_EXCEEDED") from None
+        if code == "BadRequestException":
+            raise ValidationFailed("SES refused this identity", fields={"identity": identity}) from None
+        raise
 
 
 def ses_get(identity: str) -> dict | None:

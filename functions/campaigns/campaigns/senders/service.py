@@ -20,6 +20,7 @@ from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 from lambdakit.http import parse_model
 
+from ..settings import settings
 from . import repository as repo
 from .models import Sender, SenderCreate
 
@@ -61,6 +62,9 @@ def _observed(record: dict, ses: dict | None) -> dict:
 def register(account_id: str, body: dict) -> dict:
     req: SenderCreate = parse_model(SenderCreate, body)
     identity = req.identity
+    cap = settings().max_senders
+    if len(repo.list_for(account_id, limit=cap + 1)) >= cap:
+        raise Conflict(f"An account can have at most {cap} senders", code="LIMIT_EXCEEDED")
     if req.email:
         domain_owner = repo.owners([req.email.rpartition("@")[2]]).values()
         if any(o.get("account_id") != account_id for o in domain_owner):
