@@ -130,3 +130,22 @@ def test_stored_campaign_with_header_injection_cannot_be_scheduled(camp):
     r = camp.post(f"/campaigns/{cid}/send", json={"confirm": True})
     assert r.status == 422 and "settings.from_name" in r.json()["error"]["details"], r.text
     assert camp.get(f"/campaigns/{cid}").json()["data"]["status"] == "draft"
+
+
+@pytest.mark.parametrize("provider", ["ses", "sandbox"])
+def test_campaign_batch_with_unrenderable_sender_finishes_with_failures(camp, pipe, new_campaign, provider):
+    """A campaign already scheduled when its stored sender name held CR/LF: the worker records each
+    recipient failed, the batch is applied once and the campaign ends ``sent`` (no retry, no DLQ)."""
+    cid = new_campaign(settings={"from_email": "news@example.com", "provider": {"provider": provider}})
+    assert camp.post(f"/campaigns/{cid}/send", json={"confirm": True}).status == 200
+    from campaigns.campaign import repository as camp_repo
+
+    camp_repo.update_fields(cid, {"settings": {"from_email": "news@example.com", "from_name": EVIL,
+                                               "provider": {"provider": provider}}}, allowed=["scheduled"])
+    pipe.send_all()
+    pipe.tick()
+    d = camp.get(f"/campaigns/{cid}").json()["data"]
+    assert d["status"] == "sent" and d["stats"]["failed"] == 5 and d["stats"]["sent"] == 0, d
+    rec = _recipient(f"c-{cid}", "r0@example.com")
+    assert rec["status"] == "failed" and rec["error"].startswith("invalid_header"), rec
+    assert pipe.queue_depth("CAMPAIGNS_SEND_QUEUE_URL") == 0
