@@ -56,7 +56,8 @@ def run(ctx: pipeline.SendContext, entries: list[dict], *, batch_no: int, owner:
             break
         if remaining_ms() < 8000:
             raise pipeline.Throttled("out of time; the rest of the batch is redelivered")
-        gate.take()
+        if not ctx.refused:  # nothing goes to the provider: no sending capacity used
+            gate.take()
         results.append(pipeline.deliver(ctx, r))
     c = pipeline.count(results, ctx.provider.name)
     add = {"batches_done": 1, "st_sent": c["sent"], "st_delivered": c["delivered"], "st_bounced": c["bounced"],
