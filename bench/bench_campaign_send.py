@@ -69,6 +69,9 @@ def seed(n: int) -> tuple[str, str]:
     t.batch_write(puts=items)
     from campaigns.campaign import service
     from campaigns.campaign.models import CampaignCreate
+    from campaigns.senders import service as senders
+
+    senders.ensure(ACCOUNT, "example.com")  # the account's verified sender domain (issue #17)
 
     body = CampaignCreate.model_validate({
         "name": "bench", "subject": "Hello {{first_name}}",

@@ -7,6 +7,7 @@ All keys are real records written through the domain code into the moto account 
 - ``auth_headers``: ``{"Authorization": "Bearer <admin_key>"}``.
 - ``make_key(role=None, scopes=None, plan="pro", restrictions=None, account_id=ACCOUNT, name=...)``
   → secret of a new key (``role`` defaults to admin when neither role nor scopes is given).
+  ``ACCOUNT`` owns the verified sender domain ``SENDER_DOMAIN`` (example.com) once it is set up.
 - ``camp``: the campaigns client with ``auth_headers`` sent by default.
 - ``pipe`` (queue draining through the real workers, dispatcher tick), ``later``, ``receiver``
   (a webhook receiver on 127.0.0.1) and ``new_campaign``: the sending fixtures, shared.
@@ -22,12 +23,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 ACCOUNT = "acct-test"
+SENDER_DOMAIN = "example.com"
 OTHER_ACCOUNT = "acct-other"
 
 
 @pytest.fixture
 def make_key(campaigns_app):
     from campaigns.auth import create_key
+    from campaigns.senders import service as senders
+
+    # ``example.com`` is a verified sender identity of ``ACCOUNT`` (moto verifies at once): the From
+    # addresses the tests use (issue #17: only an account's own verified senders may be used).
+    senders.ensure(ACCOUNT, SENDER_DOMAIN)
 
     def _make(role: str | None = None, scopes=None, plan: str = "pro", restrictions: dict | None = None,
               account_id: str = ACCOUNT, name: str = "test key") -> str:

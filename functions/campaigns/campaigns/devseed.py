@@ -4,18 +4,26 @@ The local runtime calls ``seed(previous)`` after provisioning, with the ``campai
 section of the previous dev.json (or ``None``), and stores the returned dict under
 ``campaigns``: ``{"api_key": "ck_...", "account_id": "acct-dev", "key_id": ...}``. A key
 that still authenticates is kept, so restarts do not rotate it.
+
+The dev account also owns the sender domain ``example.com`` (``DEV_SENDER``): the default From
+address (``CAMPAIGNS_DEFAULT_FROM_EMAIL``, no-reply@example.com) and the addresses the examples and
+tests use. It is registered through the senders service like any account's, and the emulator
+(moto) reports a new SES identity verified at once.
 """
 from __future__ import annotations
 
 from lambdakit.security import sha256_hex
 
 DEV_ACCOUNT = "acct-dev"
+DEV_SENDER = "example.com"
 
 
 def seed(previous: dict | None = None) -> dict:
     from .apikeys import repository as repo
     from .apikeys.service import create_key
+    from .senders import service as senders
 
+    senders.ensure(DEV_ACCOUNT, DEV_SENDER)
     prev_key = (previous or {}).get("api_key")
     if prev_key:
         rec = repo.get_by_hash(sha256_hex(prev_key))

@@ -41,6 +41,9 @@ class CampaignsSettings(ServiceSettings):
     webhook_dlq_url: str = ""
     #: Maximum webhooks per account.
     max_webhooks: int = 25
+    #: Maximum sender identities (addresses + domains) per account: identities live in the
+    #: platform's one SES account, whose identity quota all tenants share.
+    max_senders: int = 20
     #: Opens within this many seconds of the send are counted as machine opens (security scanners).
     machine_open_window_seconds: int = 2
 

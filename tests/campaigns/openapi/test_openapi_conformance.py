@@ -130,6 +130,15 @@ def test_every_route_conforms(campaigns_app, camp, document, pipe, receiver, lat
     w("GET", f"/webhooks/{hook}", 200)
     w("PUT", f"/webhooks/{hook}", 200, json={"name": "h2"})
     w("POST", f"/webhooks/{hook}/test", 200)
+    w("POST", f"/webhooks/{hook}/rotate-secret", 200)
+    # sender identities
+    w("GET", "/senders", 200)
+    sid = w("POST", "/senders", 201, json={"domain": "example.org"}).json()["data"]["id"]
+    w("POST", "/senders", 409, json={"domain": "example.org"})
+    w("POST", "/senders", 422, json={"email": "a@example.org", "domain": "example.org"})
+    w("GET", f"/senders/{sid}", 200)
+    w("DELETE", f"/senders/{sid}", 200)
+    w("GET", f"/senders/{sid}", 404)
     # campaigns
     sandbox = {"from_email": "news@example.com", "from_name": "News", "provider": {"provider": "sandbox"}}
     cid = w("POST", "/campaigns", 201, json={

@@ -26,5 +26,6 @@ def test_send_bench_calls_per_recipient():
     rate_windows = 2 * math.ceil(N / 25)                      # 2 limits, 25 sends per window hit
     assert N <= total["dynamodb.UpdateItem"] <= N + rate_windows + 5
     assert total["dynamodb.TransactWriteItems"] <= batches + 3  # per batch + start/sent transitions
-    assert total["dynamodb.BatchGetItem"] == batches
+    # per batch: the contacts and the sender check (issue #17); + the send request's sender check
+    assert total["dynamodb.BatchGetItem"] == 2 * batches + 1
     assert out["overhead_vs_ses_pct"] <= 10

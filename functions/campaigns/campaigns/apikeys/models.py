@@ -70,7 +70,8 @@ class CreateKey(BaseModel):
     name: str = Field(min_length=1, max_length=100)
     scopes: list[str] | None = Field(default=None, max_length=len(ALL_SCOPES))
     role: str | None = None
-    plan: Literal["standard", "pro", "enterprise"] = "pro"
+    #: Omitted: the creating key's own plan (``create_key`` defaults to pro).
+    plan: Literal["standard", "pro", "enterprise"] | None = None
     restrictions: Restrictions | None = None
 
     @field_validator("name")

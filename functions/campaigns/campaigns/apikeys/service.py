@@ -2,8 +2,10 @@
 
 The secret is ``ck_`` + 43 url-safe characters (256 random bits); only its SHA-256
 is stored. A key carries explicit ``scopes`` or a ``role`` (expanded to the role's
-scopes). A key may only create or revoke keys whose scopes are a subset of its own,
-so no key can mint a more powerful one.
+scopes). A key may only create keys no wider than itself on every axis (scopes and
+delete rights, plan, rate limit, IP allow-list, expiry: ``bounds``), and only revoke keys
+whose scopes are a subset of its own. There is no key update route (a key is immutable:
+revoke and create), so creation is the only place a key's bounds are set.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from lambdakit.security import random_token, sha256_hex
 from ..auth.principal import Principal
 from ..auth.scopes import allows, role_scopes
 from ..settings import settings
+from . import bounds
 from . import repository as repo
 from .models import CreateKey, KeyOut, parse_rate_limit
 
@@ -53,7 +56,7 @@ def create_key(account_id: str, name: str, *, role: str | None = None, scopes=No
         "prefix": secret[:10],
         "scopes": effective,
         "role": req.role,
-        "plan": req.plan,
+        "plan": req.plan or "pro",
         "restrictions": (req.restrictions.model_dump() if req.restrictions else
                          {"rate_limit": None, "ip_whitelist": None, "expires_at": None}),
         "status": "active",
@@ -129,7 +132,8 @@ def authenticate(authorization: str | None, ip: str, scope: str) -> tuple[Princi
         raise ApiError("Rate limit exceeded", code="RATE_LIMITED", status=429, headers=headers)
 
     p = Principal(account_id=rec["account_id"], key_id=rec["key_id"], name=rec.get("name", ""),
-                  scopes=frozenset(rec.get("scopes") or ()), plan=rec.get("plan", "pro"), role=rec.get("role"))
+                  scopes=frozenset(rec.get("scopes") or ()), plan=rec.get("plan", "pro"), role=rec.get("role"),
+                  restrictions=dict(restrictions))
     if scope != "*" and not allows(p.scopes, p.role, scope):
         raise _denied(f"This API key lacks the {scope} permission")
     return p, headers
@@ -145,11 +149,17 @@ def create_for(caller: Principal, body: dict) -> tuple[str, dict]:
     if (req.scopes is None) == (req.role is None):
         raise ValidationFailed("Give either scopes or role", fields={"scopes": "Give either scopes or role"})
     wanted = sorted(role_scopes(req.role)) if req.role else list(req.scopes or [])
-    if not _may_manage(caller, wanted):
-        raise _denied("A key cannot grant scopes it does not hold itself")
-    return create_key(caller.account_id, req.name, role=req.role, scopes=req.scopes, plan=req.plan,
-                      restrictions=req.restrictions.model_dump(exclude_none=True) if req.restrictions else None,
-                      created_by=caller.key_id)
+    plan = req.plan or caller.plan
+    restrictions = req.restrictions.model_dump(exclude_none=True) if req.restrictions else {}
+    wider = bounds.violations(
+        {"scopes": caller.scopes, "role": caller.role, "plan": caller.plan, "restrictions": caller.restrictions},
+        {"scopes": wanted, "role": req.role, "plan": plan, "restrictions": restrictions}, plan_limit)
+    if wider:
+        axes = list(wider)
+        raise ApiError(f"A key cannot create a key wider than itself ({', '.join(axes)})", code="PERMISSION_DENIED",
+                       status=403, details={"axis": axes[0], "axes": wider})
+    return create_key(caller.account_id, req.name, role=req.role, scopes=req.scopes, plan=plan,
+                      restrictions=restrictions or None, created_by=caller.key_id)
 
 
 def list_for(caller: Principal) -> list[dict]:

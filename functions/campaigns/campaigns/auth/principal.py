@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -13,3 +13,5 @@ class Principal:
     scopes: frozenset[str]
     plan: str
     role: str | None = None
+    #: The key's ``restrictions`` (rate_limit, ip_whitelist, expires_at): a key creates no wider key.
+    restrictions: dict = field(default_factory=dict, compare=False, hash=False)

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from lambdakit import clock
 
+from ..common.headers import HeaderText
 from ..sending.fields import Email, ProviderConfig
 
 STATUSES = ("draft", "scheduled", "sending", "sent", "cancelled")
@@ -67,7 +68,7 @@ class Tracking(BaseModel):
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore")
     from_email: Optional[Email] = None
-    from_name: Optional[str] = Field(default=None, max_length=200)
+    from_name: Optional[HeaderText] = Field(default=None, max_length=200)
     reply_to: Optional[Email] = None
     send_test: bool = False
     skip_actual_send: bool = False
@@ -76,7 +77,7 @@ class Settings(BaseModel):
 
 class Variation(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    subject: str = Field(min_length=1, max_length=998)
+    subject: HeaderText = Field(min_length=1, max_length=998)
 
 
 class ABTest(BaseModel):
@@ -92,7 +93,7 @@ class CampaignBody(BaseModel):
     """POST and PUT body; on PUT only the fields present are changed."""
     model_config = ConfigDict(extra="ignore")
     name: Optional[str] = Field(default=None, min_length=1, max_length=200)
-    subject: Optional[str] = Field(default=None, max_length=998)
+    subject: Optional[HeaderText] = Field(default=None, max_length=998)
     preview_text: Optional[str] = Field(default=None, max_length=500)
     content: Optional[str] = Field(default=None, max_length=350_000)
     template_id: Optional[str] = Field(default=None, max_length=100)

@@ -13,9 +13,13 @@ from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
 
 from .. import events
+from ..common.headers import MESSAGE as HEADER_MESSAGE
+from ..common.headers import unsafe_header
+from ..senders import service as senders
 from ..sending import audience
 from . import repository as repo
 from .models import CampaignBody, CampaignCreate, SendRequest
+from .sendctx import provider_of
 
 EDITABLE = ["draft", "scheduled"]
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
@@ -81,6 +85,24 @@ def _check_refs(account_id: str, body: CampaignBody) -> None:
         raise ValidationFailed("Unknown template", fields={"template_id": "Template not found"})
 
 
+def _sender_field(st: dict) -> str:
+    return "settings.provider.from_email" if (st.get("provider") or {}).get("from_email") else "settings.from_email"
+
+
+def _check_sender(account_id: str, body: CampaignBody) -> None:
+    """An explicit From address must be a verified sender of the account (at create/update; the
+    resolved one, default included, is checked again when the campaign is sent)."""
+    st = body.settings.model_dump() if body.settings else {}
+    given = (st.get("provider") or {}).get("from_email") or st.get("from_email")
+    if given:
+        senders.require_verified(account_id, given, _sender_field(st))
+
+
+def require_sender(item: dict) -> None:
+    st = item.get("settings") or {}
+    senders.require_verified(item["account_id"], provider_of(item)["from_email"], _sender_field(st))
+
+
 def _dump(body: CampaignBody, *, partial: bool) -> dict:
     data = body.model_dump(exclude_unset=partial, mode="json")
     return {k: v for k, v in data.items() if not (partial and v is None and k not in ("template_id", "ab_test"))}
@@ -88,6 +110,7 @@ def _dump(body: CampaignBody, *, partial: bool) -> dict:
 
 def create(account_id: str, body: CampaignCreate) -> dict:
     _check_refs(account_id, body)
+    _check_sender(account_id, body)
     now = clock.now_iso()
     item = {"id": ids.sortable_id().lower(), "account_id": account_id, **_dump(body, partial=False),
             "name_lc": body.name.lower(), "status": "draft", "created_at": now, "updated_at": now}
@@ -109,6 +132,7 @@ def update(account_id: str, cid: str, body: CampaignBody) -> dict:
     if item["status"] not in EDITABLE:
         raise repo.InvalidState(EDITABLE, item["status"])
     _check_refs(account_id, body)
+    _check_sender(account_id, body)
     changes = _dump(body, partial=True)
     if not changes:
         return detail(item)
@@ -166,6 +190,11 @@ def _validate_sendable(account_id: str, item: dict) -> None:
         problems["subject"] = "A subject is required to send"
     if not (item.get("content") or (tpl or {}).get("content")):
         problems["content"] = "Content (or a template) is required to send"
+    st = item.get("settings") or {}
+    for field, value in (("subject", item.get("subject")), ("settings.from_name", st.get("from_name")),
+                         ("settings.provider.from_name", (st.get("provider") or {}).get("from_name"))):
+        if unsafe_header(value):  # stored before the API refused it (issue #17)
+            problems[field] = f"The {field} {HEADER_MESSAGE}"
     aud = item.get("audience") or {}
     if not aud:
         problems["audience"] = "An audience is required to send"
@@ -184,6 +213,7 @@ def estimated_recipients(account_id: str, item: dict) -> int:
 
 def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
     item = get_owned(account_id, cid)
+    require_sender(item)
     if req.send_test:
         from .sendctx import send_test
 

@@ -7,6 +7,7 @@ from typing import Callable
 from lambdakit import clock
 
 from ..attachments import service as attachments
+from ..senders import service as senders
 from . import pipeline
 from . import repository as repo
 from .compose import Tracking
@@ -46,6 +47,10 @@ def run(ctx: pipeline.SendContext, entries: list[dict], *, batch_no: int, owner:
         remaining_ms: Callable[[], int], extra_add: Callable[[list[pipeline.Result]], dict] | None = None) -> bool:
     """Deliver one batch. Returns True when its counters were applied now (False: applied before)."""
     recipients = pipeline.resolve_contacts(ctx.account_id, entries)
+    if not senders.verified_for(ctx.account_id, ctx.provider.from_email):
+        # The sender was deleted (or lost) after the send was accepted: nobody gets mail from an
+        # address the account no longer owns; each recipient is recorded failed with the reason.
+        ctx.refused = f"sender_not_verified: {ctx.provider.from_email}"
     gate = pipeline.RateGate(ctx.account_id, ctx.provider.name, lambda: remaining_ms() / 1000.0)
     results: list[pipeline.Result] = []
     for n, r in enumerate(recipients):
@@ -53,7 +58,8 @@ def run(ctx: pipeline.SendContext, entries: list[dict], *, batch_no: int, owner:
             break
         if remaining_ms() < 8000:
             raise pipeline.Throttled("out of time; the rest of the batch is redelivered")
-        gate.take()
+        if not ctx.refused:  # nothing goes to the provider: no sending capacity used
+            gate.take()
         results.append(pipeline.deliver(ctx, r))
     c = pipeline.count(results, ctx.provider.name)
     add = {"batches_done": 1, "st_sent": c["sent"], "st_delivered": c["delivered"], "st_bounced": c["bounced"],

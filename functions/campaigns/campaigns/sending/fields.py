@@ -6,6 +6,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..common.emails import InvalidEmail, normalise_email
+from ..common.headers import HeaderText
 
 
 def _email(v: str) -> str:
@@ -23,7 +24,7 @@ class ProviderConfig(BaseModel):
     model_config = ConfigDict(extra="ignore")
     provider: Literal["sandbox", "ses"] = "sandbox"
     from_email: Optional[Email] = None
-    from_name: Optional[str] = Field(default=None, max_length=200)
+    from_name: Optional[HeaderText] = Field(default=None, max_length=200)
 
 
 class TrackingOptions(BaseModel):

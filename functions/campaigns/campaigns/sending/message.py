@@ -5,6 +5,13 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 
+from ..common.headers import unsafe_header
+
+
+class Unrenderable(ValueError):
+    """This message cannot be built (a header-bound value holds a line break...): recording the
+    recipient ``failed`` is the only outcome; retrying cannot help."""
+
 
 @dataclass
 class Attachment:
@@ -32,6 +39,16 @@ class OutboundMessage:
     send_id: str | None = None
     rkey: str | None = None
     metadata: dict = field(default_factory=dict)
+
+    def check(self) -> None:
+        """Refuse header injection before any provider sees the message (the sandbox too, so
+        test mode fails where real sending would)."""
+        fields = {"from_name": self.from_name, "subject": self.subject, "reply_to": self.reply_to, "to": self.to,
+                  "from_email": self.from_email, "cc": ",".join(self.cc), "bcc": ",".join(self.bcc)}
+        fields.update({f"header {k}": f"{k}{v}" for k, v in self.headers.items()})
+        bad = [k for k, v in fields.items() if unsafe_header(v)]
+        if bad:
+            raise Unrenderable(f"invalid_header: {', '.join(bad)} contains a line break or control character")
 
     def mime(self) -> bytes:
         msg = EmailMessage()

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..attachments.limits import MAX_ATTACHMENTS
 from ..attachments.models import AttachmentRef, check_id
+from ..common.headers import HeaderText
 from ..common.pages import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
 
@@ -72,7 +73,7 @@ class AttachmentIn(BaseModel):
 
 class _Content(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    subject: Optional[str] = Field(default=None, max_length=998)
+    subject: Optional[HeaderText] = Field(default=None, max_length=998)
     html: Optional[str] = Field(default=None, max_length=2_000_000)
     text: Optional[str] = Field(default=None, max_length=2_000_000)
     template_id: Optional[str] = Field(default=None, max_length=100)
@@ -81,7 +82,7 @@ class _Content(BaseModel):
     metadata: dict = Field(default_factory=dict)
     provider: Optional[ProviderConfig] = None
     from_email: Optional[Email] = None
-    from_name: Optional[str] = Field(default=None, max_length=200)
+    from_name: Optional[HeaderText] = Field(default=None, max_length=200)
     reply_to: Optional[Email] = None
 
     @model_validator(mode="after")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from email.errors import MessageError
 from typing import Callable
 
 from lambdakit import clock, ids
@@ -20,7 +21,7 @@ from ..settings import settings
 from . import audience, providers, ses
 from . import repository as repo
 from .compose import Tracking, compose
-from .message import Attachment, OutboundMessage
+from .message import Attachment, OutboundMessage, Unrenderable
 
 
 @dataclass
@@ -43,6 +44,9 @@ class SendContext:
     attachments: list[Attachment] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     is_stopped: Callable[[], bool] = lambda: False
+    #: Set when the whole send cannot go out (e.g. its sender is no longer the account's verified
+    #: identity): every recipient is recorded ``failed`` with this reason.
+    refused: str | None = None
     #: Set when the message cannot be composed (an uploaded attachment expired): recipients fail.
     blocked: str | None = None
 
@@ -106,31 +110,20 @@ def deliver(ctx: SendContext, r: Recipient) -> Result:
         # A crash between claim and send: the sandbox's write is keyed by the planned id, so
         # finishing it now cannot record the message twice. (SES has no such key: at most once.)
         planned = existing["planned_id"]
-    link = {"a": ctx.account_id, "s": ctx.send_id, "r": rkey, "t": cid, "v": r.variant}
-    subject = ctx.subject
-    if ctx.variants and r.variant is not None and 0 <= r.variant < len(ctx.variants):
-        subject = ctx.variants[r.variant]
-    variables = {**contact_variables(r.contact, r.email), **ctx.variables, **r.variables}
-    c = compose(subject, ctx.html, ctx.text, variables, tracking=ctx.tracking, link_payload=link,
-                unsubscribe=ctx.unsubscribe)
-    msg = OutboundMessage(account_id=ctx.account_id, to=r.email, subject=c.subject, html=c.html, text=c.text,
-                          from_email=ctx.provider.from_email, from_name=ctx.provider.from_name,
-                          reply_to=ctx.provider.reply_to, cc=ctx.cc, bcc=ctx.bcc, headers=c.headers,
-                          attachments=ctx.attachments, campaign_id=ctx.campaign_id, bulk_id=ctx.bulk_id,
-                          send_id=ctx.send_id, rkey=rkey, metadata=ctx.metadata)
-    if ctx.blocked:
-        repo.finish(ctx.send_id, rkey, "failed", error=ctx.blocked, failed_at=clock.now_iso())
-        metric("EmailsFailed", provider=ctx.provider.name)
-        return Result(rkey, r.email, "failed", None, cid, r.variant)
+    if ctx.refused or ctx.blocked:
+        return _failed(ctx, r, rkey, ctx.refused or ctx.blocked or "")
     try:
+        msg = _render(ctx, r, rkey)
         out = providers.send(ctx.provider.name, msg, message_id=planned)
     except ses.SendThrottled:
         repo.release_claim(ctx.send_id, rkey)
         raise Throttled("provider throttled") from None
     except ses.SendRejected as exc:
-        repo.finish(ctx.send_id, rkey, "failed", error=str(exc)[:200], failed_at=clock.now_iso())
-        metric("EmailsFailed", provider=ctx.provider.name)
-        return Result(rkey, r.email, "failed", None, cid, r.variant)
+        return _failed(ctx, r, rkey, str(exc))
+    except (Unrenderable, MessageError) as exc:
+        # Deterministic: the same message fails the same way on every retry. Recorded ``failed``
+        # with its reason (never left ``claimed``), and the batch goes on with the next recipient.
+        return _failed(ctx, r, rkey, str(exc) or type(exc).__name__)
     repo.finish(ctx.send_id, rkey, out.status, message_id=out.message_id, sent_at=clock.now_iso())
     send_metrics(ctx.provider.name, out.status)
     return Result(rkey, r.email, out.status, out.message_id, cid, r.variant)
@@ -147,6 +140,30 @@ def send_metrics(provider: str, status: str) -> None:
         metric("EmailsBounced", provider=provider)
     elif status == "complained":
         metric("EmailsComplained", provider=provider)
+
+
+def _failed(ctx: SendContext, r: Recipient, rkey: str, reason: str) -> Result:
+    repo.finish(ctx.send_id, rkey, "failed", error=reason[:200], failed_at=clock.now_iso())
+    metric("EmailsFailed", provider=ctx.provider.name)
+    return Result(rkey, r.email, "failed", None, (r.contact or {}).get("id"), r.variant)
+
+
+def _render(ctx: SendContext, r: Recipient, rkey: str) -> OutboundMessage:
+    """The recipient's message, checked for header injection (raises ``Unrenderable``)."""
+    link = {"a": ctx.account_id, "s": ctx.send_id, "r": rkey, "t": (r.contact or {}).get("id"), "v": r.variant}
+    subject = ctx.subject
+    if ctx.variants and r.variant is not None and 0 <= r.variant < len(ctx.variants):
+        subject = ctx.variants[r.variant]
+    variables = {**contact_variables(r.contact, r.email), **ctx.variables, **r.variables}
+    c = compose(subject, ctx.html, ctx.text, variables, tracking=ctx.tracking, link_payload=link,
+                unsubscribe=ctx.unsubscribe)
+    msg = OutboundMessage(account_id=ctx.account_id, to=r.email, subject=c.subject, html=c.html, text=c.text,
+                          from_email=ctx.provider.from_email, from_name=ctx.provider.from_name,
+                          reply_to=ctx.provider.reply_to, cc=ctx.cc, bcc=ctx.bcc, headers=c.headers,
+                          attachments=ctx.attachments, campaign_id=ctx.campaign_id, bulk_id=ctx.bulk_id,
+                          send_id=ctx.send_id, rkey=rkey, metadata=ctx.metadata)
+    msg.check()
+    return msg
 
 
 def resolve_contacts(account_id: str, entries: list[dict]) -> list[Recipient]:

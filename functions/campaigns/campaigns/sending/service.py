@@ -8,6 +8,7 @@ from lambdakit.errors import NotFound, ValidationFailed
 
 from ..analytics import repository as counters
 from ..attachments import service as attachments
+from ..senders import service as senders
 from . import audience, batches, idempotency, pipeline, providers
 from . import repository as repo
 from .compose import Tracking
@@ -27,9 +28,14 @@ def _content(account_id: str, body) -> tuple[str, str | None, str | None]:
     return body.subject or tpl.get("subject") or "", body.html or tpl.get("content"), body.text
 
 
-def _provider(body) -> providers.ProviderChoice:
-    return providers.choose(body.provider.model_dump() if body.provider else None, from_email=body.from_email,
-                            from_name=body.from_name, reply_to=body.reply_to)
+def _provider(account_id: str, body) -> providers.ProviderChoice:
+    """The provider and sender; the From address must be a verified sender identity of the account
+    (422 ``SENDER_NOT_VERIFIED``, whatever the provider: the sandbox refuses what SES would)."""
+    p = providers.choose(body.provider.model_dump() if body.provider else None, from_email=body.from_email,
+                         from_name=body.from_name, reply_to=body.reply_to)
+    field = "provider.from_email" if body.provider and body.provider.from_email else "from_email"
+    senders.require_verified(account_id, p.from_email, field)
+    return p
 
 
 def _attachments(account_id: str, resolved: list[attachments.Resolved]) -> list[Attachment]:
@@ -53,7 +59,7 @@ def send_one(account_id: str, body: SendEmail) -> dict:
         files = _attachments(account_id, resolved)
     except attachments.AttachmentGone:
         raise ValidationFailed("Unknown attachment", fields={"attachments": "An uploaded attachment expired"}) from None
-    p = _provider(body)
+    p = _provider(account_id, body)
     ctx = pipeline.SendContext(
         account_id=account_id, send_id=f"m-{ids.sortable_id().lower()}", kind="single", subject=subject, html=html,
         text=text, provider=p, tracking=Tracking(opens=body.tracking.track_opens, clicks=body.tracking.track_clicks),
@@ -77,7 +83,7 @@ def send_one(account_id: str, body: SendEmail) -> dict:
 def create_bulk(account_id: str, body: BulkSend) -> dict:
     subject, html, text = _content(account_id, body)
     files = attachments.resolve(account_id, body.attachments, html=html, text=text)
-    p = _provider(body)
+    p = _provider(account_id, body)
     seen: set[str] = set()
     entries = []
     for r in body.recipients:

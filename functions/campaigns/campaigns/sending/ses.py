@@ -9,7 +9,7 @@ from lambdakit import aws
 
 from ..attachments.limits import SES_MAX_MESSAGE_BYTES
 from ..settings import settings
-from .message import OutboundMessage
+from .message import OutboundMessage, Unrenderable
 
 _TAG_SAFE = re.compile(r"[^A-Za-z0-9_\-.@]")
 _rate_lock = threading.Lock()
@@ -48,9 +48,14 @@ def _tag(v: str) -> str:
 
 def send(msg: OutboundMessage) -> str:
     """Send one message; returns the SES message id."""
+    from email.errors import MessageError
+
     from botocore.exceptions import ClientError
 
-    raw = msg.mime()
+    try:
+        raw = msg.mime()
+    except (ValueError, MessageError) as exc:  # the email package refuses the message: not retryable
+        raise Unrenderable(f"unrenderable: {exc}") from None
     if len(raw) > SES_MAX_MESSAGE_BYTES:  # SES would refuse it: not worth a call, never worth a retry
         raise SendRejected(f"MessageTooLarge: {len(raw)} bytes encoded, at most {SES_MAX_MESSAGE_BYTES}")
     kw: dict = {

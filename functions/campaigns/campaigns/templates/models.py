@@ -4,6 +4,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..common.headers import HeaderText
+
 NAME_RE = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
 
 
@@ -43,13 +45,13 @@ class _Base(BaseModel):
 
 class TemplateIn(_Base):
     name: str = Field(min_length=1, max_length=200)
-    subject: str = Field(min_length=1, max_length=998)
+    subject: HeaderText = Field(min_length=1, max_length=998)
     content: str = Field(min_length=1, max_length=400_000)
 
 
 class TemplatePatch(_Base):
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    subject: str | None = Field(default=None, min_length=1, max_length=998)
+    subject: HeaderText | None = Field(default=None, min_length=1, max_length=998)
     content: str | None = Field(default=None, min_length=1, max_length=400_000)
 
 

@@ -9,7 +9,7 @@ from lambdakit.openapi import doc
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from . import service
-from .models import WebhookCreate, WebhookUpdate
+from .models import RotateSecret, WebhookCreate, WebhookUpdate
 
 router = APIGatewayHttpRouter()
 READ, WRITE = [require("webhooks:read")], [require("webhooks:write")]
@@ -27,8 +27,9 @@ def list_webhooks():
 
 @router.post("/webhooks", middlewares=WRITE, summary="Create a webhook",
              description="url must be https (http and private addresses are allowed only under Stage=local); "
-                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted.",
-             openapi_extensions=doc(body="campaigns.webhooks.models:WebhookCreate", response="campaigns.webhooks.models:Webhook", status=201, errors=(409,)))
+                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted. "
+                         "The response shows the secret in full, this once; reads show it masked (whsec_…last4).",
+             openapi_extensions=doc(body="campaigns.webhooks.models:WebhookCreate", response="campaigns.webhooks.models:WebhookWithSecret", status=201, errors=(409,)))
 def create_webhook():
     body = parse_model(WebhookCreate, json_object(router))
     return ok(service.create(_acct(), body), "Webhook created", status=201)
@@ -41,6 +42,8 @@ def get_webhook(id: str):
 
 
 @router.put("/webhooks/<id>", middlewares=WRITE, summary="Update a webhook (partial)",
+            description="A new secret given here is a rotation: the previous secret keeps signing for 24 h "
+                        "(see rotate-secret); the response shows it masked.",
             openapi_extensions=doc(body="campaigns.webhooks.models:WebhookUpdate", response="campaigns.webhooks.models:Webhook"))
 def update_webhook(id: str):
     body = parse_model(WebhookUpdate, json_object(router))
@@ -52,6 +55,17 @@ def update_webhook(id: str):
 def delete_webhook(id: str):
     service.delete(_acct(), id)
     return ok({"id": id, "deleted": True}, "Webhook deleted")
+
+
+@router.post("/webhooks/<id>/rotate-secret", middlewares=WRITE, summary="Rotate the signing secret",
+             description="Body (optional): {secret (16-256 chars, generated when omitted), grace_period_seconds "
+                         "(0-259200, default 86400)}. The new secret is shown in full this once. Until "
+                         "previous_secret_expires_at every delivery is signed with both secrets: webhook-signature "
+                         "lists two v1 signatures and x-campaign-signature-previous carries the old hex HMAC.",
+             openapi_extensions=doc(body="campaigns.webhooks.models:RotateSecret", response="campaigns.webhooks.models:WebhookWithSecret", errors=(409,)))
+def rotate_secret(id: str):
+    body = parse_model(RotateSecret, json_object(router, required=False))
+    return ok(service.rotate_secret(_acct(), id, body), "Webhook secret rotated; store it now, it is not shown again")
 
 
 @router.post("/webhooks/<id>/test", middlewares=WRITE, summary="Send a signed test event now",

@@ -42,16 +42,33 @@ class WebhookUpdate(BaseModel):
     _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
 
 
+class RotateSecret(BaseModel):
+    """Body of POST /webhooks/{id}/rotate-secret (optional). ``secret``: your own new secret
+    (generated when omitted). ``grace_period_seconds``: how long deliveries are also signed with
+    the previous secret (default 24 h, at most 72 h; 0 ends the old secret now)."""
+    model_config = ConfigDict(extra="forbid")
+    secret: Optional[str] = Field(default=None, min_length=16, max_length=256)
+    grace_period_seconds: int = Field(default=86400, ge=0, le=259200)
+
+
 class Webhook(BaseModel):
     id: str
     name: str
     url: str
     events: list[str]
-    secret: str
+    secret: str = Field(description="Masked (``whsec_…last4``): the full secret is shown only by the create and "
+                                    "rotate-secret responses")
+    previous_secret_expires_at: Optional[str] = Field(
+        default=None, description="While set, deliveries are also signed with the previous secret (rotation grace)")
     enabled: bool
     disabled_reason: Optional[str] = None
     created_at: str
     updated_at: str
+
+
+class WebhookWithSecret(Webhook):
+    """Create and rotate-secret responses: ``secret`` in full, shown this once."""
+    secret: str = Field(description="The signing secret in full; it is not shown again")
 
 
 class Delivery(BaseModel):

@@ -1,6 +1,7 @@
 """Webhooks and their delivery log in DynamoDB; the delivery queue in SQS.
 
-- ``ACCT#{a}`` / ``WH#{id}``  webhook (name, url, events, secret, enabled)
+- ``ACCT#{a}`` / ``WH#{id}``  webhook (name, url, events, secret, enabled; during a secret
+  rotation's grace period also ``secret_previous`` and ``previous_secret_expires_at``)
 - ``WH#{id}`` / ``D#{delivery_id}``  one delivery of one event to one webhook; gsi1
   (``WH#{id}#D`` / ``{created_at}#{delivery_id}``) lists them newest first. The item keeps the
   exact body bytes, so every retry sends (and signs) the same body. A delivery whose event is about
@@ -43,10 +44,19 @@ def put_webhook(account_id: str, wh: dict) -> None:
     table().put_new({"pk": f"ACCT#{account_id}", "sk": f"WH#{wh['id']}", **wh})
 
 
-def update_webhook(account_id: str, webhook_id: str, changes: dict) -> dict:
+def update_webhook(account_id: str, webhook_id: str, changes: dict, *, expected_secret: str | None = None) -> dict:
+    """Apply ``changes``; with ``expected_secret`` only while the stored secret is still that one
+    (a secret rotation: two concurrent rotations cannot both keep the same previous secret)."""
+    kw: dict = {}
+    if expected_secret is not None:
+        kw = {"condition": "#sec = :old", "names": {"#sec": "secret"}, "values": {":old": expected_secret}}
     try:
-        return _public(table().update(f"ACCT#{account_id}", f"WH#{webhook_id}", set=changes, must_exist=True))
+        return _public(table().update(f"ACCT#{account_id}", f"WH#{webhook_id}", set=changes, must_exist=True, **kw))
     except ConditionFailed:
+        if expected_secret is not None and get_webhook(account_id, webhook_id):
+            from lambdakit.errors import Conflict
+
+            raise Conflict("The webhook's secret changed concurrently; try again", code="CONFLICT") from None
         raise NotFound("Webhook not found") from None
 
 

@@ -1,5 +1,10 @@
 """Webhook rules: validation (https, SSRF), CRUD, signing, delivery attempts with backoff,
-the delivery log, manual retry and the synchronous test delivery."""
+the delivery log, manual retry and the synchronous test delivery.
+
+Secrets are shown once: in full by the create and rotate-secret responses, masked
+(``whsec_…last4``) everywhere else. A rotation keeps the previous secret for a grace period
+(default 24 h) during which every delivery is signed with both (Stripe's "roll secret"), so the
+receiver can switch over without dropping events."""
 from __future__ import annotations
 
 import base64
@@ -17,7 +22,7 @@ from ..settings import settings
 from . import client
 from . import repository as repo
 from .dispatch import TEST_EVENT, body_of, new_delivery
-from .models import Delivery, TestResult, Webhook, WebhookCreate, WebhookUpdate
+from .models import Delivery, RotateSecret, TestResult, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret
 
 FINAL = ("delivered", "failed", "dead_lettered", "cancelled")
 
@@ -34,8 +39,20 @@ def validate_url(url: str) -> None:
         raise ValidationFailed("Invalid webhook URL", fields={"url": str(exc)}) from None
 
 
-def _view(w: dict) -> dict:
-    return Webhook.model_validate(w).model_dump()
+def mask(secret: str) -> str:
+    """``whsec_…last4``: enough to tell secrets apart, useless for signing."""
+    head = "whsec_" if secret.startswith("whsec_") else ""
+    return f"{head}…{secret[-4:]}"
+
+
+def _grace(w: dict) -> str | None:
+    exp = w.get("previous_secret_expires_at")
+    return exp if exp and w.get("secret_previous") and exp > clock.now_iso() else None
+
+
+def _view(w: dict, *, reveal: bool = False) -> dict:
+    out = {**w, "secret": w["secret"] if reveal else mask(w["secret"]), "previous_secret_expires_at": _grace(w)}
+    return (WebhookWithSecret if reveal else Webhook).model_validate(out).model_dump()
 
 
 def create(account_id: str, body: WebhookCreate) -> dict:
@@ -47,7 +64,7 @@ def create(account_id: str, body: WebhookCreate) -> dict:
          "events": body.events, "secret": body.secret or "whsec_" + random_token(24), "enabled": body.enabled,
          "created_at": now, "updated_at": now}
     repo.put_webhook(account_id, w)
-    return _view(w)
+    return _view(w, reveal=True)
 
 
 def get(account_id: str, webhook_id: str) -> dict:
@@ -72,7 +89,27 @@ def update(account_id: str, webhook_id: str, body: WebhookUpdate) -> dict:
     if changes.get("enabled") is True:
         changes["disabled_reason"] = None
     changes["updated_at"] = clock.now_iso()
-    return _view(repo.update_webhook(account_id, webhook_id, changes))
+    expected = None
+    if "secret" in changes:  # a secret set through PUT is a rotation too (same grace, same masking)
+        old = get(account_id, webhook_id)
+        expected = old["secret"]
+        changes.update(_rotation(old["secret"], changes["secret"], RotateSecret().grace_period_seconds))
+    return _view(repo.update_webhook(account_id, webhook_id, changes, expected_secret=expected))
+
+
+def _rotation(old: str, new: str, grace_seconds: int) -> dict:
+    if grace_seconds <= 0 or old == new:
+        return {"secret": new, "secret_previous": None, "previous_secret_expires_at": None}
+    until = clock.iso(clock.now() + dt.timedelta(seconds=grace_seconds))
+    return {"secret": new, "secret_previous": old, "previous_secret_expires_at": until}
+
+
+def rotate_secret(account_id: str, webhook_id: str, body: RotateSecret) -> dict:
+    """New signing secret, shown in full this once; the old one signs too until the grace ends."""
+    old = get(account_id, webhook_id)
+    new = body.secret or "whsec_" + random_token(24)
+    changes = {**_rotation(old["secret"], new, body.grace_period_seconds), "updated_at": clock.now_iso()}
+    return _view(repo.update_webhook(account_id, webhook_id, changes, expected_secret=old["secret"]), reveal=True)
 
 
 def delete(account_id: str, webhook_id: str) -> None:
@@ -80,23 +117,36 @@ def delete(account_id: str, webhook_id: str) -> None:
 
 
 # ---------------------------------------------------------------- signing
-def sign_headers(secret: str, delivery_id: str, body: bytes, ts: int) -> dict[str, str]:
+def sign_headers(secret: str, delivery_id: str, body: bytes, ts: int, previous: str | None = None) -> dict[str, str]:
     """``x-campaign-signature`` is the spec's signature (hex HMAC-SHA256 of the body bytes).
     ``webhook-signature`` additionally binds id and timestamp (Standard Webhooks style), so a
-    receiver can refuse replays of an old body."""
+    receiver can refuse replays of an old body.
+
+    During a rotation's grace period (``previous``): ``webhook-signature`` lists both signatures,
+    space-separated (``v1,<new> v1,<old>``, as Standard Webhooks allows), and the spec's single-valued
+    header keeps the new secret while ``x-campaign-signature-previous`` carries the old one."""
     msg_id = f"msg_{delivery_id}"
-    std = hmac.new(secret.encode(), f"{msg_id}.{ts}.".encode() + body, hashlib.sha256).digest()
-    return {
+
+    def std(key: str) -> str:
+        return "v1," + base64.b64encode(hmac.new(key.encode(), f"{msg_id}.{ts}.".encode() + body,
+                                                 hashlib.sha256).digest()).decode()
+
+    headers = {
         "x-campaign-signature": hmac_sha256_hex(secret, body),
         "webhook-id": msg_id,
         "webhook-timestamp": str(ts),
-        "webhook-signature": "v1," + base64.b64encode(std).decode(),
+        "webhook-signature": std(secret),
     }
+    if previous:
+        headers["x-campaign-signature-previous"] = hmac_sha256_hex(previous, body)
+        headers["webhook-signature"] += " " + std(previous)
+    return headers
 
 
 def _attempt(webhook: dict, delivery: dict) -> client.PostResult:
     body = delivery["body"].encode("utf-8")
-    headers = sign_headers(webhook["secret"], delivery["id"], body, int(clock.now_ts()))
+    previous = webhook.get("secret_previous") if _grace(webhook) else None
+    headers = sign_headers(webhook["secret"], delivery["id"], body, int(clock.now_ts()), previous)
     headers["x-campaign-event"] = delivery["event"]
     s = settings()
     return client.post(webhook["url"], body, headers, timeout=s.webhook_timeout_seconds, allow_private=s.is_local)

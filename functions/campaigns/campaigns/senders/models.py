@@ -1,0 +1,90 @@
+"""Request and response bodies of /senders."""
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..common.emails import InvalidEmail, normalise_email
+
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def normalise_domain(value: str) -> str:
+    """A DNS domain name (at least two labels), lower-cased and IDNA-encoded."""
+    v = str(value).strip().rstrip(".").lower()
+    try:
+        v = v.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise ValueError("must be a domain name such as example.com") from None
+    labels = v.split(".")
+    if len(v) > 253 or len(labels) < 2 or not all(_LABEL.match(x) for x in labels) or labels[-1].isdigit():
+        raise ValueError("must be a domain name such as example.com")
+    return v
+
+
+class SenderCreate(BaseModel):
+    """Exactly one of ``email`` (a single address) or ``domain`` (every address at it)."""
+    model_config = ConfigDict(extra="forbid")
+    email: Optional[str] = Field(default=None, max_length=254)
+    domain: Optional[str] = Field(default=None, max_length=253)
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v):
+        if v is None:
+            return v
+        try:
+            return normalise_email(v).lower()
+        except InvalidEmail as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("domain")
+    @classmethod
+    def _domain(cls, v):
+        return v if v is None else normalise_domain(v)
+
+    @model_validator(mode="after")
+    def _one(self):
+        if (self.email is None) == (self.domain is None):
+            raise ValueError("give exactly one of email or domain")
+        return self
+
+    @property
+    def identity(self) -> str:
+        return self.email or self.domain or ""
+
+
+class DnsRecord(BaseModel):
+    name: str
+    type: Literal["CNAME"] = "CNAME"
+    value: str
+
+
+class Dkim(BaseModel):
+    status: Optional[str] = None
+    tokens: list[str] = Field(default_factory=list)
+    records: list[DnsRecord] = Field(default_factory=list, description="CNAME records to publish (domains)")
+
+
+class Sender(BaseModel):
+    id: str
+    identity: str
+    type: Literal["email", "domain"]
+    status: Literal["pending", "verified", "failed"] = Field(
+        description="verified: usable as from_email (the address, or any address at the domain)")
+    dkim: Optional[Dkim] = None
+    created_at: str
+    updated_at: str
+    verified_at: Optional[str] = None
+
+
+class SenderList(BaseModel):
+    senders: list[Sender]
+    total: int
+
+
+class SenderDeleted(BaseModel):
+    id: str
+    deleted: bool

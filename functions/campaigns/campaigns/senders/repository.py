@@ -1,0 +1,116 @@
+"""Sender identities in DynamoDB and SES (the only module calling SES identity APIs).
+
+- ``ACCT#{a}`` / ``SENDER#{id}``  the account's record (listing is one key query).
+- ``SENDERIDENT#{identity}`` / ``OWNER``  the one account owning an identity (address or domain)
+  in the platform's shared SES account: written with ``attribute_not_exists`` in the same
+  transaction as the record, so two accounts cannot both hold one identity. A send looks up the
+  owner items of its From address and of the address's domain in one BatchGetItem.
+"""
+from __future__ import annotations
+
+from lambdakit import aws
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed, Conflict, ServiceUnavailable, ValidationFailed
+
+from ..settings import settings
+
+TAG_ACCOUNT = "campaigns:account"
+
+
+class IdentityTaken(Exception):
+    """Another account (or, in SES, the platform itself) already holds the identity."""
+
+
+def table() -> Table:
+    return Table(settings().table_name)
+
+
+def _owner_key(identity: str) -> tuple[str, str]:
+    return f"SENDERIDENT#{identity}", "OWNER"
+
+
+def put(record: dict) -> None:
+    pk, sk = _owner_key(record["identity"])
+    owner = {"pk": pk, "sk": sk, "account_id": record["account_id"], "sender_id": record["id"],
+             "status": record["status"]}
+    try:
+        table().transact([
+            {"put": owner, "condition": "attribute_not_exists(pk)"},
+            {"put": {"pk": f"ACCT#{record['account_id']}", "sk": f"SENDER#{record['id']}", **record},
+             "condition": "attribute_not_exists(pk)"},
+        ])
+    except ConditionFailed:
+        raise IdentityTaken(record["identity"]) from None
+
+
+def get(account_id: str, sender_id: str) -> dict | None:
+    item = table().get(f"ACCT#{account_id}", f"SENDER#{sender_id}")
+    return {k: v for k, v in item.items() if k not in ("pk", "sk")} if item else None
+
+
+def list_for(account_id: str, limit: int = 500) -> list[dict]:
+    return [{k: v for k, v in i.items() if k not in ("pk", "sk")}
+            for i in table().query_all(f"ACCT#{account_id}", sk_prefix="SENDER#", max_items=limit)]
+
+
+def owners(identities: list[str]) -> dict[str, dict]:
+    """Owner items of ``identities`` (one consistent BatchGetItem): identity → {account_id, status...}."""
+    items = table().batch_get([_owner_key(i) for i in dict.fromkeys(identities)], consistent=True)
+    return {str(i["pk"]).removeprefix("SENDERIDENT#"): i for i in items}
+
+
+def set_status(record: dict, fields: dict) -> None:
+    """Record and owner item change together (the owner item's status is what sends read)."""
+    pk, sk = _owner_key(record["identity"])
+    table().transact([
+        {"update": (f"ACCT#{record['account_id']}", f"SENDER#{record['id']}"), "set": fields,
+         "condition": "attribute_exists(pk)"},
+        {"update": (pk, sk), "set": {"status": fields["status"]}, "condition": "account_id = :a",
+         "values": {":a": record["account_id"]}},
+    ])
+
+
+def delete(record: dict) -> None:
+    pk, sk = _owner_key(record["identity"])
+    table().transact([
+        {"delete": (f"ACCT#{record['account_id']}", f"SENDER#{record['id']}"), "condition": "attribute_exists(pk)"},
+        {"delete": (pk, sk), "condition": "account_id = :a", "values": {":a": record["account_id"]}},
+    ])
+
+
+# ---------------------------------------------------------------- SES
+def ses_create(identity: str, account_id: str) -> dict:
+    """CreateEmailIdentity (SES emails a verification link to an address; a domain gets Easy
+    DKIM tokens). Tagged with the owning account. SES refusals become the domain's errors."""
+    from botocore.exceptions import ClientError
+
+    ses = aws.client("sesv2")
+    try:
+        return ses.create_email_identity(EmailIdentity=identity, Tags=[{"Key": TAG_ACCOUNT, "Value": account_id}])
+    except ses.exceptions.AlreadyExistsException:
+        raise IdentityTaken(identity) from None
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        if code in ("TooManyRequestsException", "ThrottlingException"):
+            raise ServiceUnavailable("SES is busy; retry shortly", headers={"Retry-After": "1"}) from None
+        if code == "LimitExceededException":
+            raise Conflict("The sending account cannot hold more identities", code="LIMIT_EXCEEDED") from None
+        if code == "BadRequestException":
+            raise ValidationFailed("SES refused this identity", fields={"identity": identity}) from None
+        raise
+
+
+def ses_get(identity: str) -> dict | None:
+    ses = aws.client("sesv2")
+    try:
+        return ses.get_email_identity(EmailIdentity=identity)
+    except ses.exceptions.NotFoundException:
+        return None
+
+
+def ses_delete(identity: str) -> None:
+    ses = aws.client("sesv2")
+    try:
+        ses.delete_email_identity(EmailIdentity=identity)
+    except ses.exceptions.NotFoundException:
+        pass

@@ -1,0 +1,160 @@
+"""Sender identities: an account registers an address or a domain, the service creates the SES
+identity, reports its verification status (DKIM records for domains), and only the account's
+verified identities may be used as ``from_email`` (the way SES, Postmark and SendGrid tie
+senders to an account).
+
+All tenants share the platform's SES account, where an identity is one resource: so an identity
+belongs to at most one account (the first to register it; 409 ``SENDER_TAKEN`` for the next), and
+an identity SES already holds but no account registered (the platform's own) cannot be claimed
+(409 ``SENDER_UNAVAILABLE``).
+
+Verification status is read from SES (``GetEmailIdentity``: ``VerifiedForSendingStatus`` or
+``VerificationStatus`` SUCCESS) at registration and by ``GET /senders/{id}`` while it is not yet
+verified, and stored; sends read the stored status only (no SES call on the send path). Locally,
+moto reports every new identity verified at once (no DNS or mailbox to check), so registering is
+enough; the dev seed registers ``example.com`` for the dev account.
+"""
+from __future__ import annotations
+
+from lambdakit import clock, ids
+from lambdakit.errors import Conflict, NotFound, ValidationFailed
+from lambdakit.http import parse_model
+
+from ..settings import settings
+from . import repository as repo
+from .models import Sender, SenderCreate
+
+NOT_VERIFIED = "SENDER_NOT_VERIFIED"
+
+
+def public(record: dict) -> dict:
+    return Sender.model_validate(record).model_dump()
+
+
+def _status(ses: dict | None) -> str:
+    if not ses:
+        return "failed"
+    if ses.get("VerifiedForSendingStatus") or ses.get("VerificationStatus") == "SUCCESS":
+        return "verified"
+    return "failed" if ses.get("VerificationStatus") == "FAILED" else "pending"
+
+
+def _dkim(identity: str, kind: str, ses: dict | None) -> dict | None:
+    if kind != "domain":
+        return None
+    attrs = (ses or {}).get("DkimAttributes") or {}
+    tokens = list(attrs.get("Tokens") or [])
+    return {"status": attrs.get("Status"), "tokens": tokens,
+            "records": [{"name": f"{t}._domainkey.{identity}", "type": "CNAME", "value": f"{t}.dkim.amazonses.com"}
+                        for t in tokens]}
+
+
+def _observed(record: dict, ses: dict | None) -> dict:
+    status = _status(ses)
+    now = clock.now_iso()
+    out = {"status": status, "dkim": _dkim(record["identity"], record["type"], ses) or record.get("dkim"),
+           "updated_at": now}
+    if status == "verified" and not record.get("verified_at"):
+        out["verified_at"] = now
+    return out
+
+
+def register(account_id: str, body: dict) -> dict:
+    req: SenderCreate = parse_model(SenderCreate, body)
+    identity = req.identity
+    cap = settings().max_senders
+    if len(repo.list_for(account_id, limit=cap + 1)) >= cap:
+        raise Conflict(f"An account can have at most {cap} senders", code="LIMIT_EXCEEDED")
+    if req.email:
+        domain_owner = repo.owners([req.email.rpartition("@")[2]]).values()
+        if any(o.get("account_id") != account_id for o in domain_owner):
+            # the domain's owner decides who sends from its addresses
+            raise Conflict("This address is at a domain registered by another account", code="SENDER_TAKEN",
+                           details={"identity": identity}) from None
+    now = clock.now_iso()
+    record = {"id": ids.sortable_id().lower(), "account_id": account_id, "identity": identity,
+              "type": "email" if req.email else "domain", "status": "pending", "dkim": None, "created_at": now,
+              "updated_at": now, "verified_at": None}
+    try:
+        repo.put(record)
+    except repo.IdentityTaken:
+        owner = repo.owners([identity]).get(identity) or {}
+        if owner.get("account_id") == account_id:
+            raise Conflict("This sender is already registered", code="SENDER_EXISTS",
+                           details={"identity": identity, "id": owner.get("sender_id")}) from None
+        raise Conflict("This sender is registered by another account", code="SENDER_TAKEN",
+                       details={"identity": identity}) from None
+    try:
+        created = repo.ses_create(identity, account_id)
+    except repo.IdentityTaken:
+        repo.delete(record)
+        raise Conflict("This sender cannot be registered", code="SENDER_UNAVAILABLE",
+                       details={"identity": identity}) from None
+    except Exception:
+        repo.delete(record)  # no half-written state: the claim goes with the failed SES call
+        raise
+    fields = _observed(record, {**created, **(repo.ses_get(identity) or {})})
+    repo.set_status(record, fields)
+    return public({**record, **fields})
+
+
+def list_for(account_id: str) -> list[dict]:
+    return [public(r) for r in sorted(repo.list_for(account_id), key=lambda r: r["created_at"])]
+
+
+def _get(account_id: str, sender_id: str) -> dict:
+    rec = repo.get(account_id, sender_id)
+    if rec is None:
+        raise NotFound("Sender not found")
+    return rec
+
+
+def get(account_id: str, sender_id: str) -> dict:
+    """The sender; while not verified, its status is refreshed from SES first."""
+    rec = _get(account_id, sender_id)
+    if rec["status"] != "verified":
+        fields = _observed(rec, repo.ses_get(rec["identity"]))
+        if fields["status"] != rec["status"] or fields["dkim"] != rec.get("dkim"):
+            repo.set_status(rec, fields)
+            rec = {**rec, **fields}
+    return public(rec)
+
+
+def delete(account_id: str, sender_id: str) -> None:
+    rec = _get(account_id, sender_id)
+    repo.ses_delete(rec["identity"])
+    repo.delete(rec)
+
+
+def ensure(account_id: str, identity: str) -> dict:
+    """Register ``identity`` for ``account_id`` unless it already owns it (the dev seed)."""
+    owner = repo.owners([identity]).get(identity)
+    if owner and owner.get("account_id") == account_id:
+        return get(account_id, owner["sender_id"])
+    key = "email" if "@" in identity else "domain"
+    return register(account_id, {key: identity})
+
+
+# ---------------------------------------------------------------- the send-side check
+def _candidates(from_email: str) -> list[str]:
+    addr = from_email.strip().lower()
+    return [addr, addr.rpartition("@")[2]]
+
+
+def verified_for(account_id: str, from_email: str) -> bool:
+    """Whether ``from_email`` is (at) a verified identity of the account (one BatchGetItem)."""
+    if not from_email or "@" not in from_email:
+        return False
+    found = repo.owners(_candidates(from_email))
+    return any(o.get("account_id") == account_id and o.get("status") == "verified" for o in found.values())
+
+
+def require_verified(account_id: str, from_email: str, field: str = "from_email") -> None:
+    """422 ``SENDER_NOT_VERIFIED`` unless the account may send as ``from_email``."""
+    if verified_for(account_id, from_email):
+        return
+    raise ValidationFailed(
+        f"{from_email} is not a verified sender of this account: register it (or its domain) with "
+        "POST /senders and complete verification", code=NOT_VERIFIED,
+        fields={field: "Not a verified sender identity of this account"})
+
