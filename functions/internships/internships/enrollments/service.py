@@ -12,7 +12,8 @@ import datetime as _dt
 import logging
 
 from lambdakit import clock, ids
-from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
+from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound, ValidationFailed
+from lambdakit.http import safe_json_loads
 
 from .. import notify
 from ..accounts import repository as users
@@ -197,8 +198,6 @@ def verify_payment(p, data) -> dict:
 
 
 def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> dict:
-    import json
-
     if not gateway.verify_webhook(raw, signature):
         raise BadRequest("Invalid webhook signature")
     if not event_id or len(event_id) > 128:
@@ -206,11 +205,11 @@ def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> d
     if repo.webhook_seen(event_id):
         return {"success": True, "duplicate": True}
     try:
-        body = json.loads(raw)
+        body = safe_json_loads(raw)  # the shared request-body parser (issue 17)
         event = body["event"]
         entity = body["payload"]["payment"]["entity"]
         order_id, payment_id = str(entity["order_id"]), str(entity["id"])
-    except (ValueError, KeyError, TypeError):
+    except (ValidationFailed, KeyError, TypeError):
         raise BadRequest("Unsupported webhook payload") from None
     result = "ignored"
     e = repo.enrollment_for_order(order_id)
