@@ -30,6 +30,7 @@ BAD_URLS = ("javascript:alert(document.domain)", "data:text/html,<script>alert(1
 PLACEHOLDER = "fuzz0000000000000000000000000000"
 NUMBER_LITERALS = ("NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 39)
 _MARK = "\u0000HOSTILE\u0000"
+_REFERENCE = re.compile(r"(_id|Id|_ids|Ids|^id|template|schedul|idempotency|parent|password|token|code|secret)", re.I)
 
 
 @dataclass
@@ -80,7 +81,11 @@ def example(doc: dict, schema: Any, name: str = "", depth: int = 0) -> Any:
         if depth > 4:
             return {}
         props = s.get("properties") or {}
-        return {k: example(doc, v, k, depth + 1) for k, v in props.items() if k in (s.get("required") or [])}
+        required = set(s.get("required") or [])
+        # optional properties too (the base should pass validation, so that hostile values
+        # reach the code behind it), except references to other objects and schedules
+        return {k: example(doc, v, k, depth + 1) for k, v in props.items()
+                if k in required or not (_REFERENCE.search(k) or _resolve(doc, v).get("type") in ("array", "object"))}
     if t == "array":
         n = int(s.get("minItems") or 0)
         return [example(doc, s.get("items") or {}, name, depth + 1) for _ in range(n)]
@@ -89,10 +94,10 @@ def example(doc: dict, schema: Any, name: str = "", depth: int = 0) -> Any:
     if t == "number":
         return s.get("minimum") if s.get("minimum") is not None else 1
     if t == "boolean":
-        return True
+        return False
     if t == "string" or t is None:
         fmt = s.get("format")
-        if fmt == "email" or "email" in name.lower():
+        if fmt == "email" or "email" in name.lower() or name.lower() in ("to", "cc", "bcc", "reply_to", "from"):
             return "fuzz@example.com"
         if fmt == "date-time":
             return "2030-01-01T00:00:00Z"
@@ -119,6 +124,7 @@ def _encode(body: Any, mark_replacement: str | None = None) -> bytes:
 
 
 def _with(base: Any, key: str | None, value: Any) -> Any:
+    """``base`` with every top-level property (``key`` None) or one replaced by ``value``."""
     if isinstance(base, dict):
         out = dict(base)
         if key is None:
@@ -128,6 +134,41 @@ def _with(base: Any, key: str | None, value: Any) -> Any:
     if isinstance(base, list):
         return [_with(base[0] if base else {}, key, value)] if key else [value]
     return {key or "x": value}
+
+
+def _set(base: Any, path: tuple, value: Any) -> Any:
+    """A copy of ``base`` with ``value`` at ``path`` (str: object key, int: list item),
+    creating the containers on the way."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(head, int):
+        items = list(base) if isinstance(base, list) else []
+        first = items[0] if items else {}
+        return [_set(first, rest, value)] + items[1:]
+    out = dict(base) if isinstance(base, dict) else {}
+    out[head] = _set(out.get(head), rest, value)
+    return out
+
+
+def paths(doc: dict, schema: Any, prefix: tuple = (), depth: int = 0) -> Iterator[tuple[tuple, bool]]:
+    """``(path, url_like)`` of every property of ``schema`` (nested objects and list items
+    included, 3 levels), plus a free key ``"k"`` inside free-form objects."""
+    s = _resolve(doc, schema)
+    if depth > 3:
+        return
+    t = s.get("type")
+    if t == "array" or "items" in s:
+        yield from paths(doc, s.get("items") or {}, prefix + (0,), depth + 1)
+        return
+    props = s.get("properties") or {}
+    for k, v in props.items():
+        yield prefix + (k,), bool(URL_LIKE.search(k))
+        yield from paths(doc, v, prefix + (k,), depth + 1)
+    untyped = t is None and not props and not s.get("enum") and "const" not in s
+    if (t == "object" and not props) or untyped or s.get("additionalProperties") not in (None, False):
+        if prefix:
+            yield prefix + ("k",), False
 
 
 def _nested(depth: int) -> Any:
@@ -142,12 +183,8 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
     m = method.upper()
     schema = body_schema(doc, op)
     base: Any = example(doc, schema) if schema else {}
-    if schema and schema.get("type") == "array" and not base:
+    if schema and (schema.get("type") == "array" or "items" in schema) and not base:
         base = [example(doc, schema.get("items") or {})]
-    item = base[0] if isinstance(base, list) and base else base
-    props_schema = (_resolve(doc, (schema or {}).get("items")) if isinstance(base, list) else schema) or {}
-    props = list((props_schema.get("properties") or {}).keys()) or (list(item) if isinstance(item, dict) else [])
-    props = props or ["x"]
     out: list[Case] = []
 
     def add(label: str, body: Any, literal: str | None = None, url_field: str | None = None) -> None:
@@ -155,18 +192,25 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
 
     for lit in NUMBER_LITERALS:
         add(f"every property = {lit}", _with(base, None, _MARK), lit)
-    for p in props:
-        add(f"{p} = 10^30", _with(base, p, 10 ** 30))
-        add(f"{p} = CR/LF", _with(base, p, "line1\r\nX-Injected: 1\r\n"))
-        add(f"{p} = 40-deep nesting", _with(base, p, _nested(40)))
-        if URL_LIKE.search(p):
-            for u in BAD_URLS:
-                add(f"{p} = {u.split(':')[0]}: URL", _with(base, p, u), url_field=p)
     add("every property = unpaired surrogate", _with(base, None, "x\ud800"))
     add("key with unpaired surrogate", _with(base, "k\udc00", "v"))
     add("every property = 1 MB string", _with(base, None, "x" * (1024 * 1024)))
     add("every property = CR/LF", _with(base, None, "a\r\nb\rc\nd"))
     add("60-deep nesting", {"a": _nested(60)})
+    found = list(dict.fromkeys(paths(doc, schema or {}))) or [(("x",), False)]
+    for p, url_like in found:
+        name = ".".join(str(x) for x in p)
+        top = len(p) == 1 or (len(p) == 2 and isinstance(p[0], int))
+        add(f"{name} = NaN", _set(base, p, _MARK), "NaN")
+        add(f"{name} = 1e999", _set(base, p, _MARK), "1e999")
+        add(f"{name} = unpaired surrogate", _set(base, p, "\ud800"))
+        add(f"{name} = 10^30", _set(base, p, 10 ** 30))
+        if top:
+            add(f"{name} = CR/LF", _set(base, p, "line1\r\nX-Injected: 1\r\n"))
+            add(f"{name} = 40-deep nesting", _set(base, p, _nested(40)))
+        if url_like:
+            for u in BAD_URLS:
+                add(f"{name} = {u.split(':')[0]}: URL", _set(base, p, u), url_field=str(p[-1]))
     return out
 
 
