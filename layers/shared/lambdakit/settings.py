@@ -100,7 +100,7 @@ S = TypeVar("S", bound=ServiceSettings)
 
 @lru_cache(maxsize=None)
 def get_settings(model: type[S]) -> S:
-    return model()
+    return model.model_validate({})  # every field from the environment (or its default)
 
 
 def _env_prefix(model: type[ServiceSettings]) -> str:
