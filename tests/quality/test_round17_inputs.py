@@ -202,3 +202,17 @@ def test_campaigns_template_preview_urls_must_be_http(campaigns_app, make_key):
     r = c.post("/templates", headers=h, json={"name": "t", "subject": "s", "content": "<p>x</p>",
                                               "preview_url": "javascript:alert(1)"})
     assert_error("campaigns", r, 422)
+
+
+def test_forged_cursors_with_unstorable_values_are_invalid():
+    import base64
+
+    from lambdakit.ddb import decode_cursor
+
+    def forge(raw: str) -> str:
+        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+    assert decode_cursor(forge('{"pk": "A#1", "sk": 5}')) == {"pk": "A#1", "sk": 5}
+    for raw in ('{"pk": "\\ud800"}', '{"pk": 1' + "0" * 40 + "}", '{"pk": true}', '{"pk": NaN}'):
+        with pytest.raises(ValueError):
+            decode_cursor(forge(raw))
