@@ -61,65 +61,82 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Refused(ValueError):
-    def __init__(self, message: str, field: str) -> None:
+    def __init__(self, message: str, field: str, path: str = "") -> None:
         super().__init__(message)
+        self.message, self.field, self.path = message, field, path
+
+
+class _Bad:
+    """A number the parser hooks refused; reported with its path by ``_check_tree``."""
+    __slots__ = ("message", "field")
+
+    def __init__(self, message: str, field: str) -> None:
         self.message, self.field = message, field
 
 
+_NON_FINITE = ("non-finite number", "Numbers must be finite")
+_UNSTORABLE = ("number DynamoDB cannot store (more than 38 significant digits or magnitude outside "
+               "1E-130..9.99E+125)", "Number out of range")
+
+
 def _refuse_constant(name: str) -> Any:
-    raise _Refused(f"Request body holds a non-finite number ({name})", "Numbers must be finite")
+    return _Bad(f"{_NON_FINITE[0]} ({name})", _NON_FINITE[1])
 
 
-def _storable(text: str) -> Decimal:
-    """``text`` (a JSON number literal) as a Decimal DynamoDB can store; ``_Refused`` otherwise."""
+def _storable(text: str) -> _Bad | None:
+    """``None`` if ``text`` (a JSON number literal) is a number DynamoDB can store."""
     if len(text) > _MAX_NUMBER_TEXT:
-        raise _Refused("Request body holds a number DynamoDB cannot store", "Number out of range")
+        return _Bad(*_UNSTORABLE)
     try:
         d = Decimal(text)
     except (ArithmeticError, ValueError):
-        raise _Refused("Request body holds an invalid number", "Invalid number") from None
+        return _Bad("invalid number", "Invalid number")
     if not d.is_finite():
-        raise _Refused("Request body holds a non-finite number", "Numbers must be finite")
+        return _Bad(*_NON_FINITE)
     if d:
         digits = "".join(map(str, d.as_tuple().digits)).strip("0")
         if len(digits) > DDB_MAX_DIGITS or not DDB_MIN <= abs(d) <= DDB_MAX:
-            raise _Refused("Request body holds a number DynamoDB cannot store (more than 38 significant digits "
-                           "or magnitude outside 1E-130..9.99E+125)", "Number out of range")
-    return d
+            return _Bad(*_UNSTORABLE)
+    return None
 
 
-def _parse_float(text: str) -> float:
-    _storable(text)
-    value = float(text)
-    if value in (float("inf"), float("-inf")):  # pragma: no cover - _storable's range excludes it
-        raise _Refused("Request body holds a non-finite number", "Numbers must be finite")
-    return value
+def _parse_float(text: str) -> float | _Bad:
+    return _storable(text) or float(text)
 
 
-def _parse_int(text: str) -> int:
-    _storable(text)
-    return int(text)
+def _parse_int(text: str) -> int | _Bad:
+    return _storable(text) or int(text)
 
 
 def _check_tree(o: Any, limit: int) -> None:
-    """Nesting deeper than ``limit`` or an unpaired UTF-16 surrogate in any key or string:
-    ``_Refused``. (A paired surrogate escape decodes to one code point; what remains in the
-    decoded text is unpaired and cannot be encoded as UTF-8, stored or sent.)"""
-    stack = [(o, 1)]
+    """A refused number, nesting deeper than ``limit`` or an unpaired UTF-16 surrogate in any
+    key or string: ``_Refused`` naming the path. (A paired surrogate escape decodes to one code
+    point; what remains in the decoded text is unpaired and cannot be encoded as UTF-8, stored
+    or sent.)"""
+    unicode = ("unpaired surrogate", "Strings must be valid Unicode")
+    stack: list[tuple[Any, int, str]] = [(o, 1, "")]
     while stack:
-        cur, d = stack.pop()
+        cur, d, path = stack.pop()
         if d > limit:
             raise _Refused("Request body is nested too deeply", "Nesting too deep")
-        if isinstance(cur, str):
+        bad: tuple[str, str] | None = None
+        if isinstance(cur, _Bad):
+            bad = (cur.message, cur.field)
+        elif isinstance(cur, str):
             if _SURROGATE.search(cur):
-                raise _Refused("Request body holds an unpaired surrogate", "Strings must be valid Unicode")
+                bad = unicode
         elif isinstance(cur, dict):
             for k, v in cur.items():
+                sub = f"{path}.{k}" if path else k
                 if _SURROGATE.search(k):
-                    raise _Refused("Request body holds an unpaired surrogate", "Strings must be valid Unicode")
-                stack.append((v, d + 1))
+                    raise _Refused(f"Request body holds an {unicode[0]} in a key", unicode[1], path or "body")
+                stack.append((v, d + 1, sub))
         elif isinstance(cur, list):
-            stack.extend((v, d + 1) for v in cur)
+            stack.extend((v, d + 1, f"{path}[{i}]" if path else f"[{i}]") for i, v in enumerate(cur))
+        if bad:
+            article = "an" if bad[0][0] in "aeiou" else "a"
+            at = f" at {path}" if path else ""
+            raise _Refused(f"Request body holds {article} {bad[0]}{at}", bad[1], path)
 
 
 def safe_json_loads(raw: str | bytes | None) -> Any:
@@ -137,7 +154,7 @@ def safe_json_loads(raw: str | bytes | None) -> Any:
         data = json.loads(raw, parse_float=_parse_float, parse_int=_parse_int, parse_constant=_refuse_constant)
         _check_tree(data, MAX_JSON_DEPTH)
     except _Refused as exc:
-        raise ValidationFailed(exc.message, fields={"body": exc.field}) from None
+        raise ValidationFailed(exc.message, fields={exc.path or "body": exc.field}) from None
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ValidationFailed("Request body is not valid JSON", fields={"body": "Invalid JSON"}) from None
     return data
