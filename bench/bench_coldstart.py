@@ -54,6 +54,8 @@ def main() -> None:
     repeat = args.repeat or (1 if args.quick else 5)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    for svc_prefix in ("CAMPAIGNS", "EXAMS", "INTERNSHIPS"):
+        env.setdefault(f"{svc_prefix}_STAGE", "local")  # a function gets it from the template (no default)
     layer = str(ROOT / "layers" / "shared")
     _, startup, _ = importtime("pass", [], env)
     baseline = set(startup)

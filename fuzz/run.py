@@ -18,6 +18,12 @@ check. Rate limiting itself is tested in ``tests/quality``.
 
 It prints one table per service of failing operations (operation, check, status, title,
 count), one summary table, and a final JSON line. Exit status 1 on any failure.
+
+After schemathesis, every service also gets the issue-17 hostile bodies (``fuzz/hostile.py``:
+NaN/Infinity/1e999, unpaired surrogates, 10^30, deep nesting, 1 MB strings, CR/LF,
+``javascript:``/``data:`` URLs) on every body-taking route, as the first principal each route
+accepts; a 5xx or a stored non-http(s) URL is a failure (check ``hostile_body``).
+``--no-hostile`` skips them.
 """
 from __future__ import annotations
 
@@ -237,13 +243,67 @@ def run_service(service: str, cfg: dict, profile: dict, workdir: Path, seed: int
         rounds += 1
         if total_cases >= target:
             break
+    hostile_res = {"cases": 0, "failures": 0, "operations": {}}
+    if profile.get("hostile", True):
+        hostile_res = run_hostile(service, base, json.loads(raw), principals)
+        for k, n in hostile_res["operations"].items():
+            by_op[("hostile", *k)] = by_op.get(("hostile", *k), 0) + n
     operations = {}
     for (who, label, check, status_, title), n in sorted(by_op.items()):
         operations.setdefault(label, []).append({"principal": who, "check": check, "status": status_,
                                                  "title": title, "count": n})
-    return {"service": service, "cases": total_cases, "failures": failures + errors,
+    return {"service": service, "cases": total_cases, "failures": failures + errors + hostile_res["failures"],
+            "hostile_cases": hostile_res["cases"], "hostile_failures": hostile_res["failures"],
             "failing_operations": len(operations), "rounds": rounds, "seed": base_seed,
             "principals": per_principal, "operations": operations}
+
+
+def _send(url: str, method: str, body: bytes, headers: dict) -> tuple[int, bytes, str]:
+    req = urllib.request.Request(url, data=body, method=method, headers={"content-type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:  # noqa: S310 - loopback only
+            return resp.status, resp.read(), resp.headers.get("content-type") or ""
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), exc.headers.get("content-type") or ""
+    except OSError as exc:
+        return 599, str(exc).encode(), ""
+
+
+def run_hostile(service: str, base: str, doc: dict, principals: dict[str, dict]) -> dict:
+    """The issue-17 hostile bodies (``fuzz/hostile.py``) on every body-taking route: a 5xx, or a
+    2xx answer echoing a ``javascript:``/``data:`` URL, is a failure."""
+    from . import hostile
+
+    chosen: dict[str, dict] = {}
+    cases = failures = 0
+    ops: dict[tuple[str, str, str, str], int] = {}
+    heads = list(principals.values()) or [{}]
+    for case in hostile.cases(doc):
+        route = case.label.split(":", 1)[0]
+        if "/api/auth/logout" in route:
+            continue
+        if route not in chosen:
+            chosen[route] = heads[0]
+            for h in heads:
+                if _send(base + case.path, case.method, b"{}", h)[0] not in (401, 403):
+                    chosen[route] = h
+                    break
+        status, raw, ctype = _send(base + case.path, case.method, case.body, chosen[route])
+        cases += 1
+        problem = ""
+        if status >= 500:
+            problem = "server error"
+        elif 200 <= status < 300 and case.url_field and "json" in ctype:
+            try:
+                if hostile.stored_bad_url(json.loads(raw)):
+                    problem = "stored a non-http(s) URL"
+            except ValueError:
+                pass
+        if problem:
+            failures += 1
+            key = (route, "hostile_body", str(status), f"{problem}: {case.label.split(': ', 1)[1]}"[:80])
+            ops[key] = ops.get(key, 0) + 1
+    return {"cases": cases, "failures": failures, "operations": ops}
 
 
 def parse_report(report: Path) -> tuple[int, int, dict[tuple[str, str, str, str], int]]:
@@ -306,8 +366,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=int, default=None, help="long profile: cases per service to reach")
     ap.add_argument("--workers", type=int, default=int(os.environ.get("FUZZ_WORKERS", "2")))
     ap.add_argument("--keep-rate-limits", action="store_true", help="do not lift the services' rate limits")
+    ap.add_argument("--no-hostile", action="store_true", help="skip the issue-17 hostile bodies (fuzz/hostile.py)")
     args = ap.parse_args(argv)
     profile = dict(PROFILES[args.profile])
+    profile["hostile"] = not args.no_hostile
     if args.max_examples:
         profile["max_examples"] = args.max_examples
     if args.target is not None:
@@ -328,9 +390,10 @@ def main(argv: list[str] | None = None) -> int:
     print_failures(results)
     print(f"\nfuzz profile: {args.profile} (max examples {profile['max_examples']}, phases {profile['phases']}"
           f"{', target %d cases' % profile['target'] if profile['target'] else ''})")
-    print(f"{'service':<12} {'cases':>8} {'failures':>9} {'failing ops':>12} {'rounds':>7} {'seconds':>8}")
+    print(f"{'service':<12} {'cases':>8} {'hostile':>8} {'failures':>9} {'failing ops':>12} {'rounds':>7} "
+          f"{'seconds':>8}")
     for r in results:
-        print(f"{r['service']:<12} {r['cases']:>8} {r['failures']:>9} {r.get('failing_operations', 0):>12} "
-              f"{r.get('rounds', 0):>7} {r.get('seconds', 0):>8}")
+        print(f"{r['service']:<12} {r['cases']:>8} {r.get('hostile_cases', 0):>8} {r['failures']:>9} "
+              f"{r.get('failing_operations', 0):>12} {r.get('rounds', 0):>7} {r.get('seconds', 0):>8}")
     print(json.dumps({"fuzz": args.profile, "max_examples": profile["max_examples"], "results": results}))
     return 1 if any(r["failures"] for r in results) or not results else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ def _resolver(module: Any) -> Any:
 
 def service_document(svc: Service) -> dict:
     inv.ensure_paths(code_dirs=[svc.dir])
+    # the documents are built outside any deployment: the local stage (the services refuse to
+    # import without an explicit stage, issue 17)
+    os.environ.setdefault(f"{svc.name.upper()}_STAGE", "local")
     try:
         pkg = importlib.import_module(svc.name)
         version = str(getattr(pkg, "VERSION", "1.0.0"))

@@ -28,6 +28,11 @@ os.environ.setdefault("AWS_REGION", "us-east-1")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "Tests")
 os.environ.setdefault("POWERTOOLS_DEV", "false")
 os.environ.pop("AWS_ENDPOINT_URL", None)
+# The harness exports each template's Stage=local when it provisions a service; code imported
+# before that (module-level imports of the service packages) sees the same explicit stage.
+# Settings have no stage default (issue 17: a missing stage stops a function at init).
+for _svc in ("CAMPAIGNS", "EXAMS", "INTERNSHIPS"):
+    os.environ.setdefault(f"{_svc}_STAGE", "local")
 
 
 @pytest.fixture(scope="session")

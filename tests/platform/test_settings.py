@@ -27,6 +27,7 @@ def test_reads_prefixed_env_case_insensitively(monkeypatch):
 
 def test_defaults_kwargs_and_frozen(monkeypatch):
     monkeypatch.delenv("DEMO_TABLE_NAME", raising=False)
+    monkeypatch.setenv("DEMO_STAGE", "local")
     s = DemoSettings(batch=3)
     assert s.table_name == "t" and s.batch == 3 and s.is_local
     with pytest.raises(ValidationError):
@@ -34,12 +35,14 @@ def test_defaults_kwargs_and_frozen(monkeypatch):
 
 
 def test_bad_value_is_a_validation_error(monkeypatch):
+    monkeypatch.setenv("DEMO_STAGE", "local")
     monkeypatch.setenv("DEMO_BATCH", "many")
     with pytest.raises(ValidationError):
         DemoSettings()
 
 
 def test_get_settings_caches_until_reset(monkeypatch):
+    monkeypatch.setenv("DEMO_STAGE", "local")
     monkeypatch.setenv("DEMO_BATCH", "1")
     reset_settings()
     a = get_settings(DemoSettings)

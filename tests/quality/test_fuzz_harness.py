@@ -38,3 +38,23 @@ def test_report_parser_counts_cases_and_failures_per_operation(tmp_path):
     assert (cases, failures) == (3, 1)
     assert ops == {("POST /contacts", "status_code_conformance", "422", "Undocumented status code"): 1}
     assert run.parse_report(tmp_path / "missing.ndjson") == (0, 0, {})
+
+
+def test_hostile_cases_cover_every_body_route_and_url_field():
+    from fuzz import hostile
+
+    doc = {"paths": {"/a/{id}": {"put": {"requestBody": {"content": {"application/json": {"schema": {
+        "type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"}, "logo_url": {"type": "string"},
+            "meta": {"type": "object", "additionalProperties": True}}}}}}},
+        "get": {}}, "/b": {"delete": {}}}}
+    cs = list(hostile.cases(doc))
+    labels = {c.label for c in cs}
+    assert {c.method for c in cs} == {"PUT", "DELETE"} and all("{" not in c.path for c in cs)
+    for want in ("PUT /a/{id}: every property = NaN", "PUT /a/{id}: meta.k = NaN", "PUT /a/{id}: name = 10^30",
+                 "PUT /a/{id}: logo_url = javascript: URL", "PUT /a/{id}: key with unpaired surrogate",
+                 "DELETE /b: every property = 1e999"):
+        assert want in labels, want
+    nan = next(c for c in cs if c.label == "PUT /a/{id}: meta.k = NaN")
+    assert b'"meta": {"k": NaN}' in nan.body and b'"name": "x"' in nan.body
+    assert hostile.stored_bad_url({"a": [{"u": " JavaScript:x"}]}) and not hostile.stored_bad_url({"u": "https://x"})

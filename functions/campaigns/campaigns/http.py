@@ -15,8 +15,13 @@ from lambdakit import clock
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.http import json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
+from lambdakit.settings import require_stage
+
+from .settings import CampaignsSettings
 
 logger = get_logger("campaigns")
+# issue 17: a missing or unknown CAMPAIGNS_STAGE stops every function of the service at init
+require_stage(CampaignsSettings)
 
 
 def render_error(err: ApiError) -> dict:

@@ -22,8 +22,13 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.http import client_ip, header, json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
+from lambdakit.settings import require_stage
+
+from .settings import ExamsSettings
 
 logger = get_logger("exams")
+# issue 17: a missing or unknown EXAMS_STAGE stops every function of the service at init
+require_stage(ExamsSettings)
 
 PUBLIC_ROUTES = frozenset({"GET /health", "GET /"})
 STRICT_PREFIXES = ("/api/create-user", "/api/attempts", "/api/attempt-answers", "/api/proctoring/events",

@@ -14,8 +14,13 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.http import json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
+from lambdakit.settings import require_stage
+
+from .settings import InternshipsSettings
 
 logger = get_logger("internships")
+# issue 17: a missing or unknown INTERNSHIPS_STAGE stops every function of the service at init
+require_stage(InternshipsSettings)
 
 
 def render_error(err: ApiError) -> dict:

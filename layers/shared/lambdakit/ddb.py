@@ -78,6 +78,16 @@ def encode_cursor(last_key: dict | None) -> str | None:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def _cursor_value_ok(v: object) -> bool:
+    """A key value DynamoDB can take back: a valid-Unicode string, or an integer within its
+    38 digits (issue 17: no unpaired surrogate or oversized number from a forged cursor)."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):
+        return abs(v) < 10 ** 38
+    return isinstance(v, str) and not any("\ud800" <= ch <= "\udfff" for ch in v)
+
+
 def decode_cursor(cursor: str | None) -> dict | None:
     """Decode an opaque cursor; ``ValueError`` on garbage (callers map it to a 4xx)."""
     if not cursor:
@@ -87,7 +97,7 @@ def decode_cursor(cursor: str | None) -> dict | None:
         data = json.loads(base64.urlsafe_b64decode(cursor + pad))
     except Exception as exc:  # noqa: BLE001 - any decoding problem is a bad cursor
         raise ValueError("invalid cursor") from exc
-    if not isinstance(data, dict) or not all(isinstance(v, (str, int)) for v in data.values()):
+    if not isinstance(data, dict) or not all(_cursor_value_ok(v) for v in data.values()):
         raise ValueError("invalid cursor")
     return to_ddb(data)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Union
 
@@ -51,34 +52,111 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None,
     return Response(status_code=status, content_type=JSON, body=dumps(body), headers=headers or {}, cookies=cookies or [])
 
 
-def _depth(o: Any, limit: int) -> int:
-    stack = [(o, 1)]
-    deepest = 0
+#: DynamoDB's number type: at most 38 significant digits, magnitude 1E-130 .. 9.99..E+125.
+DDB_MAX_DIGITS = 38
+DDB_MAX = Decimal("9.9999999999999999999999999999999999999E+125")
+DDB_MIN = Decimal("1E-130")
+_MAX_NUMBER_TEXT = 200
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Refused(ValueError):
+    def __init__(self, message: str, field: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message, self.field, self.path = message, field, path
+
+
+class _Bad:
+    """A number the parser hooks refused; reported with its path by ``_check_tree``."""
+    __slots__ = ("message", "field")
+
+    def __init__(self, message: str, field: str) -> None:
+        self.message, self.field = message, field
+
+
+_NON_FINITE = ("non-finite number", "Numbers must be finite")
+_UNSTORABLE = ("number DynamoDB cannot store (more than 38 significant digits or magnitude outside "
+               "1E-130..9.99E+125)", "Number out of range")
+
+
+def _refuse_constant(name: str) -> Any:
+    return _Bad(f"{_NON_FINITE[0]} ({name})", _NON_FINITE[1])
+
+
+def _storable(text: str) -> _Bad | None:
+    """``None`` if ``text`` (a JSON number literal) is a number DynamoDB can store."""
+    if len(text) > _MAX_NUMBER_TEXT:
+        return _Bad(*_UNSTORABLE)
+    try:
+        d = Decimal(text)
+    except (ArithmeticError, ValueError):
+        return _Bad("invalid number", "Invalid number")
+    if not d.is_finite():
+        return _Bad(*_NON_FINITE)
+    if d:
+        digits = "".join(map(str, d.as_tuple().digits)).strip("0")
+        if len(digits) > DDB_MAX_DIGITS or not DDB_MIN <= abs(d) <= DDB_MAX:
+            return _Bad(*_UNSTORABLE)
+    return None
+
+
+def _parse_float(text: str) -> float | _Bad:
+    return _storable(text) or float(text)
+
+
+def _parse_int(text: str) -> int | _Bad:
+    return _storable(text) or int(text)
+
+
+def _check_tree(o: Any, limit: int) -> None:
+    """A refused number, nesting deeper than ``limit`` or an unpaired UTF-16 surrogate in any
+    key or string: ``_Refused`` naming the path. (A paired surrogate escape decodes to one code
+    point; what remains in the decoded text is unpaired and cannot be encoded as UTF-8, stored
+    or sent.)"""
+    unicode = ("unpaired surrogate", "Strings must be valid Unicode")
+    stack: list[tuple[Any, int, str]] = [(o, 1, "")]
     while stack:
-        cur, d = stack.pop()
-        deepest = max(deepest, d)
-        if deepest > limit:
-            return deepest
-        if isinstance(cur, dict):
-            stack.extend((v, d + 1) for v in cur.values())
+        cur, d, path = stack.pop()
+        if d > limit:
+            raise _Refused("Request body is nested too deeply", "Nesting too deep")
+        bad: tuple[str, str] | None = None
+        if isinstance(cur, _Bad):
+            bad = (cur.message, cur.field)
+        elif isinstance(cur, str):
+            if _SURROGATE.search(cur):
+                bad = unicode
+        elif isinstance(cur, dict):
+            for k, v in cur.items():
+                sub = f"{path}.{k}" if path else k
+                if _SURROGATE.search(k):
+                    raise _Refused(f"Request body holds an {unicode[0]} in a key", unicode[1], path or "body")
+                stack.append((v, d + 1, sub))
         elif isinstance(cur, list):
-            stack.extend((v, d + 1) for v in cur)
-    return deepest
+            stack.extend((v, d + 1, f"{path}[{i}]" if path else f"[{i}]") for i, v in enumerate(cur))
+        if bad:
+            article = "an" if bad[0][0] in "aeiou" else "a"
+            at = f" at {path}" if path else ""
+            raise _Refused(f"Request body holds {article} {bad[0]}{at}", bad[1], path)
 
 
 def safe_json_loads(raw: str | bytes | None) -> Any:
-    """Parse JSON from a request body; ``ValidationFailed`` for bad JSON, invalid UTF-8
-    or nesting deeper than ``MAX_JSON_DEPTH``."""
+    """Parse JSON from a request body; ``ValidationFailed`` (the service's validation status)
+    for bad JSON, invalid UTF-8, nesting deeper than ``MAX_JSON_DEPTH``, ``NaN``/``Infinity``
+    and numbers that overflow a float (``1e999``), numbers DynamoDB cannot store (more than 38
+    significant digits, magnitude outside 1E-130..9.99E+125) and unpaired surrogates
+    (``"\\ud800"``) in keys or values. Every request body of the three services goes through
+    it, so no handler ever sees such a value."""
     if raw is None or raw == "" or raw == b"":
         raise ValidationFailed("Request body is required", fields={"body": "Request body is required"})
     try:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8")
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = json.loads(raw, parse_float=_parse_float, parse_int=_parse_int, parse_constant=_refuse_constant)
+        _check_tree(data, MAX_JSON_DEPTH)
+    except _Refused as exc:
+        raise ValidationFailed(exc.message, fields={exc.path or "body": exc.field}) from None
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise ValidationFailed("Request body is not valid JSON", fields={"body": "Invalid JSON"}) from None
-    if _depth(data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
-        raise ValidationFailed("Request body is nested too deeply", fields={"body": "Nesting too deep"})
     return data
 
 

@@ -9,15 +9,29 @@ Cold start: this is a small environment loader on plain pydantic models (with
 boto3's. Semantics kept: ``env_prefix`` + field name, case-insensitive; values are
 validated/coerced by pydantic; complex fields (list, dict, set, models) are read as
 JSON; unknown variables are ignored; explicit keyword arguments win.
+
+Stage (issue 17): ``<PREFIX>STAGE`` has no default. It must be ``local`` (the local runtime
+and the test harness set it through the templates' ``Stage`` parameter) or one of
+``DEPLOYED_STAGES``; a missing or unknown stage is a validation error, and
+``require_stage(Model)`` - called when each service's ``http`` module is imported, which every
+function's handler module does - stops the function at init with one clear log line. Only an
+explicit ``local`` relaxes anything (loopback webhook receivers, http/file key-set URLs,
+cookies without ``Secure``).
 """
 from __future__ import annotations
 
 import json
 import os
+import sys
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+LOCAL_STAGE = "local"
+#: The stages a deployed function may run under (the templates' ``Stage`` parameter values).
+DEPLOYED_STAGES = frozenset({"dev", "test", "staging", "prod"})
+ALLOWED_STAGES = DEPLOYED_STAGES | {LOCAL_STAGE}
 
 
 def SettingsConfigDict(**kw: Any) -> Any:  # noqa: N802 - same name/shape as pydantic-settings' helper
@@ -41,8 +55,9 @@ def _is_complex(annotation: Any) -> bool:
 class ServiceSettings(BaseModel):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", frozen=True)
 
-    #: ``local`` under ``make dev`` and tests; anything else is a deployed stage.
-    stage: str = "local"
+    #: ``local`` under ``make dev`` and tests (set explicitly), else one of ``DEPLOYED_STAGES``.
+    #: No default: a missing stage must not fall back to the relaxed local behaviour.
+    stage: str
     #: Public base URL of the service's API (tracking links, redirects, verify URLs).
     public_base_url: str = "http://127.0.0.1"
     log_level: str = "INFO"
@@ -68,9 +83,16 @@ class ServiceSettings(BaseModel):
             out.update(data)
         return out
 
+    @field_validator("stage")
+    @classmethod
+    def _known_stage(cls, v: str) -> str:
+        if v not in ALLOWED_STAGES:
+            raise ValueError(f"unknown stage {v!r}; allowed: {', '.join(sorted(ALLOWED_STAGES))}")
+        return v
+
     @property
     def is_local(self) -> bool:
-        return self.stage == "local"
+        return self.stage == LOCAL_STAGE
 
 
 S = TypeVar("S", bound=ServiceSettings)
@@ -78,7 +100,38 @@ S = TypeVar("S", bound=ServiceSettings)
 
 @lru_cache(maxsize=None)
 def get_settings(model: type[S]) -> S:
-    return model()
+    return model.model_validate({})  # every field from the environment (or its default)
+
+
+def _env_prefix(model: type[ServiceSettings]) -> str:
+    extra = model.model_config.get("json_schema_extra")
+    return extra.get("x-env-prefix", "") if isinstance(extra, dict) else ""
+
+
+def stage_problem(model: type[ServiceSettings]) -> str | None:
+    """Why ``model``'s stage variable is unusable (missing or unknown), or ``None``."""
+    name = f"{_env_prefix(model)}STAGE".upper()
+    value = next((v for k, v in os.environ.items() if k.upper() == name), None)
+    if value is None or not value.strip():
+        return (f"{name} is not set: refusing to start (set the template's Stage parameter; "
+                f"allowed: {', '.join(sorted(ALLOWED_STAGES))}; only an explicit 'local' relaxes checks)")
+    if value not in ALLOWED_STAGES:
+        return f"{name}={value!r} is not a known stage: refusing to start (allowed: {', '.join(sorted(ALLOWED_STAGES))})"
+    return None
+
+
+class StageNotConfigured(RuntimeError):
+    pass
+
+
+def require_stage(model: type[ServiceSettings]) -> None:
+    """Stop the function at init when its stage is missing or unknown: one clear log line
+    (stderr, which Lambda sends to CloudWatch) and ``StageNotConfigured``."""
+    problem = stage_problem(model)
+    if problem:
+        print(json.dumps({"level": "CRITICAL", "logger": "lambdakit.settings", "message": problem}),
+              file=sys.stderr, flush=True)
+        raise StageNotConfigured(problem)
 
 
 def reset_settings() -> None:

@@ -799,14 +799,14 @@ def run_export_job(a: str, job_id: str) -> str:
 
 
 def _render(spec: _Spec, contacts: Iterable[dict], out: IO[bytes]) -> int:
-    """Write the export of ``contacts`` to ``out`` (CSV with neutralised cells, or a JSON
+    """Write the export of ``contacts`` to ``out`` (CSV with every cell, header included, neutralised
+    by ``lambdakit.csvsafe``, or a JSON
     array); returns the number of rows. Inline and asynchronous exports share it, so both
     give the same bytes for the same contacts."""
-    import csv
     import io
     import tempfile
 
-    from lambdakit.csvsafe import neutralise
+    from lambdakit import csvsafe
 
     n = 0
     if spec.fmt == "json":
@@ -829,7 +829,7 @@ def _render(spec: _Spec, contacts: Iterable[dict], out: IO[bytes]) -> int:
         spool.seek(0)
         header = [c for c in spec.cols if c != "custom_fields"] + sorted(custom - set(EXPORT_FIELDS))
         text = io.TextIOWrapper(out, encoding="utf-8", newline="")  # type: ignore[arg-type]
-        w = csv.writer(text, lineterminator="\r\n")
+        w = csvsafe.writer(text, lineterminator="\r\n")  # every cell neutralised, the header included
         w.writerow(header)
         for line in spool:
             p = json.loads(line)
@@ -841,7 +841,7 @@ def _render(spec: _Spec, contacts: Iterable[dict], out: IO[bytes]) -> int:
                     v = p[col]
                 else:
                     v = p["custom_fields"].get(col, "")
-                row.append(neutralise(v))
+                row.append(v)
             w.writerow(row)
             n += 1
         text.flush()

@@ -7,6 +7,8 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from lambdakit.validated import FreeDict
+
 from ..attachments.limits import MAX_ATTACHMENTS
 from ..attachments.models import AttachmentRef, check_id
 from ..common.headers import HeaderText
@@ -77,9 +79,9 @@ class _Content(BaseModel):
     html: Optional[str] = Field(default=None, max_length=2_000_000)
     text: Optional[str] = Field(default=None, max_length=2_000_000)
     template_id: Optional[str] = Field(default=None, max_length=100)
-    variables: dict = Field(default_factory=dict)
+    variables: FreeDict = Field(default_factory=dict)
     tracking: TrackingOptions = Field(default_factory=TrackingOptions)
-    metadata: dict = Field(default_factory=dict)
+    metadata: FreeDict = Field(default_factory=dict)
     provider: Optional[ProviderConfig] = None
     from_email: Optional[Email] = None
     from_name: Optional[HeaderText] = Field(default=None, max_length=200)
@@ -111,7 +113,7 @@ class SendEmail(_Content):
 class BulkRecipient(BaseModel):
     model_config = ConfigDict(extra="ignore")
     to: Email
-    variables: dict = Field(default_factory=dict)
+    variables: FreeDict = Field(default_factory=dict)
 
 
 class BulkSend(_Content):

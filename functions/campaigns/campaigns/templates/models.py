@@ -1,23 +1,14 @@
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from lambdakit.validated import FreeDict, WebUrl
 
 from ..common.headers import HeaderText
 
 NAME_RE = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
-
-
-def _url(v: str | None) -> str | None:
-    if v is None or v == "":
-        return v
-    from urllib.parse import urlparse
-
-    u = urlparse(v)
-    if u.scheme not in ("http", "https") or not u.netloc:
-        raise ValueError("must be an http(s) URL")
-    return v
 
 
 class _Base(BaseModel):
@@ -25,10 +16,8 @@ class _Base(BaseModel):
 
     category: str | None = Field(default=None, max_length=100)
     variables: list[str] | None = Field(default=None, max_length=200)
-    preview_url: str | None = Field(default=None, max_length=2048)
+    preview_url: WebUrl | None = Field(default=None, max_length=2048)
     type: Literal["html", "text"] | None = None
-
-    _purl = field_validator("preview_url")(classmethod(lambda cls, v: _url(v)))
 
     @field_validator("variables")
     @classmethod
@@ -58,7 +47,7 @@ class TemplatePatch(_Base):
 class PreviewIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    variables: dict[str, Any] = Field(default_factory=dict)
+    variables: FreeDict = Field(default_factory=dict)
 
 
 class TemplateOut(BaseModel):

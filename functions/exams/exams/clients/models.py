@@ -3,18 +3,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from lambdakit.validated import WebUrl
+
 from ..billing.catalog import PLAN_IDS
-
-
-def _url(v: str | None) -> str | None:
-    if v in (None, ""):
-        return v
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(v)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError("must be an http(s) URL")
-    return v
 
 
 def _plan(v: str | None) -> str | None:
@@ -37,10 +28,9 @@ class CreateClient(BaseModel):
 
     name: str = Field(min_length=1, max_length=200)
     address: str | None = Field(default=None, max_length=500)
-    logo_url: str | None = Field(default=None, max_length=2048)
+    logo_url: WebUrl | None = Field(default=None, max_length=2048)
     plan_id: str = "free"
 
-    _u = field_validator("logo_url")(classmethod(lambda cls, v: _url(v)))
     _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
 
 
@@ -49,11 +39,9 @@ class UpdateClient(BaseModel):
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
     address: str | None = Field(default=None, max_length=500)
-    logo_url: str | None = Field(default=None, max_length=2048)
+    logo_url: WebUrl | None = Field(default=None, max_length=2048)
     active_status: int | None = Field(default=None, ge=0, le=1)
     limits: Limits | None = None
-
-    _u = field_validator("logo_url")(classmethod(lambda cls, v: _url(v)))
 
     @field_validator("name", "active_status")
     @classmethod

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
+
+from lambdakit.validated import FreeDict
 
 from ..apidoc import CursorPageQuery
 
@@ -14,7 +14,7 @@ class EventIn(BaseModel):
     test_id: str | None = Field(default=None, max_length=64)
     event_type: str = Field(min_length=1, max_length=64)
     evidence: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: FreeDict | None = None
 
 
 class EventOut(BaseModel):

@@ -1,17 +1,18 @@
-"""The three-sheet attempt report (openpyxl imported lazily). Every cell holding user text
-goes through ``lambdakit.csvsafe.neutralise`` (formula injection)."""
+"""The three-sheet attempt report (openpyxl imported lazily). Every row, headers included, goes
+through ``lambdakit.csvsafe.neutralise_row`` (formula injection; openpyxl would store a text
+cell starting with ``=`` as a formula)."""
 from __future__ import annotations
 
 import io
 from typing import Any
 
-from lambdakit.csvsafe import neutralise
+from lambdakit.csvsafe import neutralise_row
 
 SHEETS = ("Summary", "Detailed Questions", "Analytics")
 
 
-def _t(v: Any) -> Any:
-    return neutralise(v) if isinstance(v, str) else v
+def _append(sheet: Any, cells: list[Any]) -> None:
+    sheet.append(neutralise_row(cells))
 
 
 def build(report: dict) -> bytes:
@@ -25,50 +26,50 @@ def build(report: dict) -> bytes:
     ws = wb.active
     ws.title = "Summary"
     rows = [
-        ("Candidate", _t(report["candidate"])), ("Test", _t(report["test_name"])),
+        ("Candidate", report["candidate"]), ("Test", report["test_name"]),
         ("Status", report["status"]), ("Score", report["score"]), ("Total marks", report["total_marks"]),
         ("Percentage", report["percentage"]), ("Result", report["result"]),
         ("Time taken (seconds)", report["time_taken"]), ("Started at", report["started_at"]),
         ("Submitted at", report["submitted_at"]), ("Risk score", report["risk_score"]),
     ]
-    ws.append(["Report", "Value"])
+    _append(ws, ["Report", "Value"])
     for r in rows:
-        ws.append(list(r))
-    ws.append([])
-    ws.append(["Section", "Questions", "Correct", "Marks awarded", "Max marks"])
+        _append(ws, list(r))
+    _append(ws, [])
+    _append(ws, ["Section", "Questions", "Correct", "Marks awarded", "Max marks"])
     header_row = ws.max_row
     for s in report["sections"]:
-        ws.append([_t(s["title"]), s["questions"], s["correct"], s["marks_awarded"], s["max_marks"]])
+        _append(ws, [s["title"], s["questions"], s["correct"], s["marks_awarded"], s["max_marks"]])
     for cell in list(ws[1]) + list(ws[header_row]):
         cell.font = bold
     ws.column_dimensions["A"].width = 24
     ws.column_dimensions["B"].width = 40
 
     wq = wb.create_sheet("Detailed Questions")
-    wq.append(["#", "Question", "Type", "Option A", "Option B", "Option C", "Option D", "Chosen answer",
+    _append(wq, ["#", "Question", "Type", "Option A", "Option B", "Option C", "Option D", "Chosen answer",
                "Correct answer", "Status", "Marks awarded", "Max marks"])
     for i, q in enumerate(report["questions"], start=1):
-        wq.append([i, _t(q["text"]), q["type"], _t(q["options"].get("A")), _t(q["options"].get("B")),
-                   _t(q["options"].get("C")), _t(q["options"].get("D")), _t(q["chosen"]), _t(q["correct"]),
+        _append(wq, [i, q["text"], q["type"], q["options"].get("A"), q["options"].get("B"),
+                   q["options"].get("C"), q["options"].get("D"), q["chosen"], q["correct"],
                    q["status"], q["marks_awarded"], q["max_marks"]])
     for cell in wq[1]:
         cell.font = bold
     wq.column_dimensions["B"].width = 50
 
     wa = wb.create_sheet("Analytics")
-    wa.append(["#", "Question", "Time spent (seconds)", "Correct ratio (all candidates)", "Facility index",
+    _append(wa, ["#", "Question", "Time spent (seconds)", "Correct ratio (all candidates)", "Facility index",
                "Difficulty", "Marks awarded"])
     for i, q in enumerate(report["questions"], start=1):
-        wa.append([i, _t(q["text"][:80]), q["time_spent"], q["correct_ratio"], q["facility_index"], q["difficulty"],
+        _append(wa, [i, q["text"][:80], q["time_spent"], q["correct_ratio"], q["facility_index"], q["difficulty"],
                    q["marks_awarded"]])
     for cell in wa[1]:
         cell.font = bold
     n = len(report["questions"])
-    wa.append([])
-    wa.append(["Difficulty", "Questions", "Correct (this attempt)"])
+    _append(wa, [])
+    _append(wa, ["Difficulty", "Questions", "Correct (this attempt)"])
     start = wa.max_row + 1
     for band, d in report["difficulty_analysis"].items():
-        wa.append([band, d["questions"], d["correct"]])
+        _append(wa, [band, d["questions"], d["correct"]])
     if n:
         chart = BarChart()
         chart.title = "Time per question (seconds)"

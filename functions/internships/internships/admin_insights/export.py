@@ -1,7 +1,8 @@
 """CSV exports of users, enrollments, certificates and domains.
 
 Rows are produced by a generator over key queries (never a Scan), written with the
-csv module and every text cell passed through ``lambdakit.csvsafe.neutralise``.
+csv module through ``lambdakit.csvsafe.writer``: every cell, the header included, is
+neutralised (formula injection).
 Up to ``export_direct_max_rows`` rows are returned in the response body (a direct
 download); beyond that the file is streamed to S3 with a multipart upload and the
 response carries a presigned URL. The decision needs no count: the first rows are
@@ -9,12 +10,10 @@ buffered and the upload starts only when the buffer overflows.
 """
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any, Iterable, Iterator
 
-from lambdakit import clock, ids
-from lambdakit.csvsafe import neutralise
+from lambdakit import clock, csvsafe, ids
 from lambdakit.errors import ValidationFailed
 
 from .. import activity
@@ -34,13 +33,13 @@ def _cell(v: Any) -> Any:
         import json
 
         v = json.dumps(v, separators=(",", ":"), default=str)
-    return neutralise(v if not isinstance(v, str) else v.replace("\x00", ""))
+    return v if not isinstance(v, str) else v.replace("\x00", "")
 
 
 class _Encoder:
     def __init__(self, columns: list[str]) -> None:
         self.buf = io.StringIO()
-        self.w = csv.writer(self.buf, lineterminator="\r\n")
+        self.w = csvsafe.writer(self.buf, lineterminator="\r\n")
         self.columns = columns
 
     def header(self) -> bytes:

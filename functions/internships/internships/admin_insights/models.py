@@ -4,6 +4,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool, StrictInt, field_validator
 
+from lambdakit.validated import FreeDict
+
 
 class SiteSettingsUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -41,7 +43,7 @@ class ExportRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     entity: Literal["users", "enrollments", "certificates", "domains"]
-    filters: dict[str, Any] = Field(default_factory=dict)
+    filters: FreeDict = Field(default_factory=dict)
     format: Literal["csv"] = "csv"
     delivery: Literal["auto", "direct", "s3"] = "auto"
 

@@ -5,6 +5,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
+from lambdakit.validated import WebUrl
+
 HEX = r"^#[0-9A-Fa-f]{6}$"
 PLACEHOLDERS = {"studentName", "domainName", "duration", "issueDate", "certificateId", "expiryAt"}
 
@@ -83,7 +85,7 @@ class ResourceIn(BaseModel):
     title: str = Field(min_length=1, max_length=200)
     description: str = Field("", max_length=5000)
     resource_type: ResourceType = "link"
-    url: Optional[str] = Field(None, max_length=2000, pattern=r"^https?://")
+    url: Optional[WebUrl] = Field(None, max_length=2000)
     file_key: Optional[str] = Field(None, max_length=500, pattern=r"^resources/")
     is_active: StrictBool = True
 
@@ -97,7 +99,7 @@ class ResourcePatch(BaseModel):
     title: Optional[str] = Field(None, min_length=1, max_length=200)
     description: Optional[str] = Field(None, max_length=5000)
     resource_type: Optional[ResourceType] = None
-    url: Optional[str] = Field(None, max_length=2000, pattern=r"^https?://")
+    url: Optional[WebUrl] = Field(None, max_length=2000)
     file_key: Optional[str] = Field(None, max_length=500, pattern=r"^resources/")
     is_active: Optional[StrictBool] = None
 

@@ -4,6 +4,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from lambdakit.validated import WebUrl
+
 
 class RoleUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -43,9 +45,9 @@ class UserUpdate(BaseModel):
     city: Optional[str] = Field(None, max_length=100)
     state: Optional[str] = Field(None, max_length=100)
     country: Optional[str] = Field(None, max_length=100)
-    linkedin_url: Optional[str] = Field(None, max_length=300, pattern=r"^https?://")
-    github_url: Optional[str] = Field(None, max_length=300, pattern=r"^https?://")
-    avatar_url: Optional[str] = Field(None, max_length=1000)
+    linkedin_url: Optional[WebUrl] = Field(None, max_length=300)
+    github_url: Optional[WebUrl] = Field(None, max_length=300)
+    avatar_url: Optional[WebUrl] = Field(None, max_length=1000)
     disabled: Optional[StrictBool] = None
 
 

@@ -12,7 +12,8 @@ import datetime as _dt
 import logging
 
 from lambdakit import clock, ids
-from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
+from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound, ValidationFailed
+from lambdakit.http import safe_json_loads
 from lambdakit.observability import count
 
 from .. import notify
@@ -212,8 +213,6 @@ def verify_payment(p, data) -> dict:
 
 
 def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> dict:
-    import json
-
     if not gateway.verify_webhook(raw, signature):
         count("PaymentsRefused")
         raise BadRequest("Invalid webhook signature")
@@ -223,11 +222,11 @@ def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> d
         count("PaymentsDuplicated")
         return {"success": True, "duplicate": True}
     try:
-        body = json.loads(raw)
+        body = safe_json_loads(raw)  # the shared request-body parser (issue 17)
         event = body["event"]
         entity = body["payload"]["payment"]["entity"]
         order_id, payment_id = str(entity["order_id"]), str(entity["id"])
-    except (ValueError, KeyError, TypeError):
+    except (ValidationFailed, KeyError, TypeError):
         raise BadRequest("Unsupported webhook payload") from None
     result = "ignored"
     e = repo.enrollment_for_order(order_id)

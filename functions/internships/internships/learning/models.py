@@ -5,12 +5,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lambdakit.validated import WebUrl
+
 
 class SubmitMilestone(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     submissionNotes: str = Field(min_length=10, max_length=10_000)
-    submissionUrl: str | None = Field(default=None, max_length=2000)
+    submissionUrl: WebUrl | None = Field(default=None, max_length=2000)
 
 
 class ReviewMilestone(BaseModel):

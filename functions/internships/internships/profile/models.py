@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import datetime as dt
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from lambdakit.validated import WebUrl
 
 
 class ProfileUpdate(BaseModel):
@@ -22,8 +23,8 @@ class ProfileUpdate(BaseModel):
     city: str | None = Field(default=None, max_length=100)
     state: str | None = Field(default=None, max_length=100)
     country: str | None = Field(default=None, max_length=100)
-    linkedin_url: str | None = Field(default=None, max_length=300)
-    github_url: str | None = Field(default=None, max_length=300)
+    linkedin_url: WebUrl | None = Field(default=None, max_length=300)
+    github_url: WebUrl | None = Field(default=None, max_length=300)
     # immutable; accepted only when unchanged
     email: str | None = None
     role: str | None = None
@@ -40,16 +41,6 @@ class ProfileUpdate(BaseModel):
         if d.year < 1900 or d > dt.date.today():
             raise ValueError("birthday is out of range")
         return d.isoformat()
-
-    @field_validator("linkedin_url", "github_url")
-    @classmethod
-    def _url(cls, v):
-        if v in (None, ""):
-            return v
-        p = urlsplit(v)
-        if p.scheme not in ("http", "https") or not p.hostname:
-            raise ValueError("must be an http(s) URL")
-        return v
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)

@@ -2,9 +2,8 @@
 and the avatar image proxy (allow-listed hosts only, SSRF-checked, no redirects)."""
 from __future__ import annotations
 
+import http.client
 import logging
-import urllib.error
-import urllib.request
 from urllib.parse import urlsplit
 
 from lambdakit import clock, multipart, ssrf
@@ -79,11 +78,6 @@ def avatar_redirect(user_id: str) -> str:
 
 
 # ---------------------------------------------------------------- proxy
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *a, **kw):  # noqa: ANN002
-        return None
-
-
 def allowed_hosts() -> set[str]:
     return {h.strip().lower() for h in settings().avatar_proxy_hosts.split(",") if h.strip()}
 
@@ -98,26 +92,28 @@ def check_proxy_url(url: str | None) -> str:
     if parts.scheme != "https" or (parts.hostname or "").lower() not in allowed_hosts():
         raise BadRequest("Only images from allowed avatar hosts can be proxied")
     try:
-        ssrf.check_url(url)
+        ssrf.check_url(url, resolve=False)  # resolved (once) and checked again by ssrf.fetch
     except ssrf.UnsafeUrl as exc:
         raise BadRequest(f"URL refused: {exc}") from None
     return url
 
 
 def proxy_image(url: str | None) -> tuple[bytes, str]:
+    """Fetch an allow-listed avatar through ``lambdakit.ssrf.fetch``: pinned to the address the
+    SSRF check approved (no second DNS resolution), no redirects followed."""
     url = check_proxy_url(url)
-    limit = settings().avatar_max_bytes
-    opener = urllib.request.build_opener(_NoRedirect)
-    req = urllib.request.Request(url, headers={"User-Agent": "internships-avatar-proxy/1.0", "Accept": "image/*"})
     try:
-        with opener.open(req, timeout=5) as resp:
-            if resp.status != 200:
-                raise ApiError("Upstream image unavailable", code="BAD_GATEWAY", status=502)
-            data = resp.read(limit + 1)
-    except (urllib.error.URLError, TimeoutError, OSError):
+        resp = ssrf.fetch(url, headers={"User-Agent": "internships-avatar-proxy/1.0", "Accept": "image/*"},
+                          timeout=5, max_bytes=settings().avatar_max_bytes)
+    except ssrf.UnsafeUrl as exc:
+        raise BadRequest(f"URL refused: {exc}") from None
+    except ssrf.ResponseTooLarge:
+        raise ApiError("Upstream image too large", code="BAD_GATEWAY", status=502) from None
+    except (OSError, http.client.HTTPException):
         raise ApiError("Upstream image unavailable", code="BAD_GATEWAY", status=502) from None
-    if len(data) > limit:
-        raise ApiError("Upstream image too large", code="BAD_GATEWAY", status=502)
+    if resp.status != 200:
+        raise ApiError("Upstream image unavailable", code="BAD_GATEWAY", status=502)
+    data = resp.body
     mime = multipart.sniff_image(data)
     if mime is None:
         raise ApiError("Upstream did not return an image", code="BAD_GATEWAY", status=502)

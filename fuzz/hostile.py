@@ -1,0 +1,236 @@
+"""Hostile JSON bodies for every route of a service's OpenAPI document (issue 17).
+
+``cases(doc)`` yields, for every POST/PUT/PATCH/DELETE operation (documented body or not), a
+list of ``Case(method, path, body, label, url_field)``: a schema-derived base body with one
+property (or all of them) replaced by a hostile value:
+
+* ``NaN``, ``Infinity``, ``-Infinity``, ``1e999``: JSON number literals Python parses to
+  non-finite floats (raw text, not valid JSON for strict parsers);
+* an unpaired surrogate (``"\\ud800"``) in a value and in a key;
+* a 10^30 integer, a number DynamoDB cannot store (39 digits);
+* nesting 40 levels deep, a 1 MB string;
+* CR/LF inside every string;
+* ``javascript:``/``data:`` URLs in every URL-like property (name containing url, link, href,
+  website, logo, avatar, image).
+
+The quality suite drives them through the real handlers (tests/quality/test_hostile_bodies.py)
+and ``make fuzz`` sends them to the local runtime: never a 5xx, always the service's error
+format on 4xx, and a URL-like value a 2xx answer stores is http(s).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+METHODS = ("post", "put", "patch", "delete")
+URL_LIKE = re.compile(r"(url|link|href|website|logo|avatar|image)", re.I)
+BAD_URLS = ("javascript:alert(document.domain)", "data:text/html,<script>alert(1)</script>")
+PLACEHOLDER = "fuzz0000000000000000000000000000"
+NUMBER_LITERALS = ("NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 39)
+_MARK = "\u0000HOSTILE\u0000"
+_REFERENCE = re.compile(r"(_id|Id|_ids|Ids|^id|template|schedul|idempotency|parent|password|token|code|secret)", re.I)
+
+
+@dataclass
+class Case:
+    method: str
+    path: str
+    body: bytes
+    label: str
+    url_field: str | None = None
+
+
+def _resolve(doc: dict, schema: Any, depth: int = 0) -> dict:
+    if not isinstance(schema, dict) or depth > 8:
+        return {}
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return _resolve(doc, doc.get("components", {}).get("schemas", {}).get(name, {}), depth + 1)
+    for key in ("allOf", "anyOf", "oneOf"):
+        if schema.get(key):
+            options = [_resolve(doc, s, depth + 1) for s in schema[key]]
+            options = [o for o in options if o.get("type") != "null"] or options
+            if key == "allOf":
+                merged: dict = {"type": "object", "properties": {}, "required": []}
+                for o in options:
+                    merged["properties"].update(o.get("properties") or {})
+                    merged["required"] += o.get("required") or []
+                return merged
+            return options[0] if options else {}
+    return schema
+
+
+def example(doc: dict, schema: Any, name: str = "", depth: int = 0) -> Any:
+    """A plausible valid value for ``schema`` (not exhaustive: enough to get past validation
+    on most routes, so that hostile values reach the code behind it)."""
+    s = _resolve(doc, schema, depth)
+    if "example" in s:
+        return s["example"]
+    if "default" in s and s["default"] is not None:
+        return s["default"]
+    if s.get("enum"):
+        return s["enum"][0]
+    if "const" in s:
+        return s["const"]
+    t = s.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), "string")
+    if t == "object" or (t is None and "properties" in s):
+        if depth > 4:
+            return {}
+        props = s.get("properties") or {}
+        required = set(s.get("required") or [])
+        # optional properties too (the base should pass validation, so that hostile values
+        # reach the code behind it), except references to other objects and schedules
+        return {k: example(doc, v, k, depth + 1) for k, v in props.items()
+                if k in required or not (_REFERENCE.search(k) or _resolve(doc, v).get("type") in ("array", "object"))}
+    if t == "array":
+        n = int(s.get("minItems") or 0)
+        return [example(doc, s.get("items") or {}, name, depth + 1) for _ in range(n)]
+    if t == "integer":
+        return int(s.get("minimum") if s.get("minimum") is not None else 1)
+    if t == "number":
+        return s.get("minimum") if s.get("minimum") is not None else 1
+    if t == "boolean":
+        return False
+    if t == "string" or t is None:
+        fmt = s.get("format")
+        if fmt == "email" or "email" in name.lower() or name.lower() in ("to", "cc", "bcc", "reply_to", "from"):
+            return "fuzz@example.com"
+        if fmt == "date-time":
+            return "2030-01-01T00:00:00Z"
+        if fmt == "date":
+            return "2030-01-01"
+        if fmt == "uri" or URL_LIKE.search(name):
+            return "https://example.com/x"
+        return "x" * max(1, int(s.get("minLength") or 1))
+    return None
+
+
+def body_schema(doc: dict, op: dict) -> dict | None:
+    content = ((op.get("requestBody") or {}).get("content") or {}).get("application/json")
+    if not content:
+        return None
+    return _resolve(doc, content.get("schema") or {})
+
+
+def _encode(body: Any, mark_replacement: str | None = None) -> bytes:
+    text = json.dumps(body)
+    if mark_replacement is not None:
+        text = text.replace(json.dumps(_MARK), mark_replacement)
+    return text.encode()
+
+
+def _with(base: Any, key: str | None, value: Any) -> Any:
+    """``base`` with every top-level property (``key`` None) or one replaced by ``value``."""
+    if isinstance(base, dict):
+        out = dict(base)
+        if key is None:
+            return {k: value for k in (out or {"x": None})}
+        out[key] = value
+        return out
+    if isinstance(base, list):
+        return [_with(base[0] if base else {}, key, value)] if key else [value]
+    return {key or "x": value}
+
+
+def _set(base: Any, path: tuple, value: Any) -> Any:
+    """A copy of ``base`` with ``value`` at ``path`` (str: object key, int: list item),
+    creating the containers on the way."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(head, int):
+        items = list(base) if isinstance(base, list) else []
+        first = items[0] if items else {}
+        return [_set(first, rest, value)] + items[1:]
+    out = dict(base) if isinstance(base, dict) else {}
+    out[head] = _set(out.get(head), rest, value)
+    return out
+
+
+def paths(doc: dict, schema: Any, prefix: tuple = (), depth: int = 0) -> Iterator[tuple[tuple, bool]]:
+    """``(path, url_like)`` of every property of ``schema`` (nested objects and list items
+    included, 3 levels), plus a free key ``"k"`` inside free-form objects."""
+    s = _resolve(doc, schema)
+    if depth > 3:
+        return
+    t = s.get("type")
+    if t == "array" or "items" in s:
+        yield from paths(doc, s.get("items") or {}, prefix + (0,), depth + 1)
+        return
+    props = s.get("properties") or {}
+    for k, v in props.items():
+        yield prefix + (k,), bool(URL_LIKE.search(k))
+        yield from paths(doc, v, prefix + (k,), depth + 1)
+    untyped = t is None and not props and not s.get("enum") and "const" not in s
+    if (t == "object" and not props) or untyped or s.get("additionalProperties") not in (None, False):
+        if prefix:
+            yield prefix + ("k",), False
+
+
+def _nested(depth: int) -> Any:
+    v: Any = "deep"
+    for i in range(depth):
+        v = {"a": v} if i % 2 else [v]
+    return v
+
+
+def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
+    real_path = re.sub(r"\{[^}]+\}", PLACEHOLDER, path)
+    m = method.upper()
+    schema = body_schema(doc, op)
+    base: Any = example(doc, schema) if schema else {}
+    if schema and (schema.get("type") == "array" or "items" in schema) and not base:
+        base = [example(doc, schema.get("items") or {})]
+    out: list[Case] = []
+
+    def add(label: str, body: Any, literal: str | None = None, url_field: str | None = None) -> None:
+        out.append(Case(m, real_path, _encode(body, literal), f"{m} {path}: {label}", url_field))
+
+    for lit in NUMBER_LITERALS:
+        add(f"every property = {lit}", _with(base, None, _MARK), lit)
+    add("every property = unpaired surrogate", _with(base, None, "x\ud800"))
+    add("key with unpaired surrogate", _with(base, "k\udc00", "v"))
+    add("every property = 1 MB string", _with(base, None, "x" * (1024 * 1024)))
+    add("every property = CR/LF", _with(base, None, "a\r\nb\rc\nd"))
+    add("60-deep nesting", {"a": _nested(60)})
+    found = list(dict.fromkeys(paths(doc, schema or {}))) or [(("x",), False)]
+    for p, url_like in found:
+        name = ".".join(str(x) for x in p)
+        top = len(p) == 1 or (len(p) == 2 and isinstance(p[0], int))
+        add(f"{name} = NaN", _set(base, p, _MARK), "NaN")
+        add(f"{name} = 1e999", _set(base, p, _MARK), "1e999")
+        add(f"{name} = unpaired surrogate", _set(base, p, "\ud800"))
+        add(f"{name} = 10^30", _set(base, p, 10 ** 30))
+        if top:
+            add(f"{name} = CR/LF", _set(base, p, "line1\r\nX-Injected: 1\r\n"))
+            add(f"{name} = 40-deep nesting", _set(base, p, _nested(40)))
+        if url_like:
+            for u in BAD_URLS:
+                add(f"{name} = {u.split(':')[0]}: URL", _set(base, p, u), url_field=str(p[-1]))
+    return out
+
+
+def cases(doc: dict) -> Iterator[Case]:
+    """Every hostile case of every body-taking operation of ``doc``."""
+    for path, ops in sorted((doc.get("paths") or {}).items()):
+        for method, op in sorted(ops.items()):
+            if method in METHODS and isinstance(op, dict):
+                yield from route_cases(doc, path, method, op)
+
+
+def stored_bad_url(body: Any, bad: tuple[str, ...] = BAD_URLS) -> str | None:
+    """The first hostile URL a response body echoes back as a value (it was stored), or ``None``."""
+    stack = [body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            stack.extend(cur.values())
+        elif isinstance(cur, list):
+            stack.extend(cur)
+        elif isinstance(cur, str) and cur.strip().lower().startswith(("javascript:", "data:")):
+            return cur
+    return None
