@@ -9,6 +9,8 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from lambdakit.observability import worker_entry
+
 from ..http import logger
 from . import batches, pipeline
 from . import repository as repo
@@ -46,7 +48,7 @@ def record_handler(record: SQSRecord) -> None:
         raise
 
 
-@logger.inject_lambda_context(clear_state=True)
+@worker_entry(logger)
 def lambda_handler(event: dict, context) -> PartialItemFailureResponse:
     _context["lambda"] = context
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

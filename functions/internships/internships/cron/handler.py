@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import Unauthorized
 from lambdakit.http import header
+from lambdakit.observability import worker_entry
 from lambdakit.openapi import doc
 from lambdakit.security import constant_time_equals
 
@@ -48,6 +49,7 @@ app = build_app(router)
 _http = lambda_entry(app)
 
 
+@worker_entry(logger)
 def lambda_handler(event: dict, context) -> dict:
     if isinstance(event, dict) and "requestContext" in event and "routeKey" in event:
         return _http(event, context)
