@@ -164,6 +164,7 @@ def main() -> None:
         "functions": len(rows), "quick_subset": bool(args.quick), "repeat": repeat,
         "ratios": {r["fn"]: (round(r["ratio"], 3) if r["ratio"] is not None else None) for r in rows},
         "ms": {r["fn"]: (round(r["ms"], 1) if r["ms"] is not None else None) for r in rows},
+        "status": {r["fn"]: r["status"] for r in rows},
         "errors": {r["fn"]: r["error"] for r in rows if r["error"]},
         "profiles": profiles, "tracing": tracing_ms,
     }))
