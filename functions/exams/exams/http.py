@@ -113,9 +113,10 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
     from .identity.tokens import bearer_token
 
     incoming = header(app, "x-request-id")
-    rid = incoming if incoming and _REQUEST_ID.match(incoming) else str(uuid.uuid4())
-    headers: dict[str, str] = {"X-Request-Id": rid}
     ev = app.current_event
+    rid = incoming if incoming and _REQUEST_ID.match(incoming) else (ev.request_context.request_id
+                                                                     or str(uuid.uuid4()))
+    headers: dict[str, str] = {"X-Request-Id": rid}
     route_key = ev.request_context.route_key or f"{ev.request_context.http.method} {ev.path}"
     route_path = route_key.partition(" ")[2]
     ip = client_ip(app)

@@ -2,13 +2,16 @@
 
 The endpoint comes from ``AWS_ENDPOINT_URL`` (boto3 reads it itself), which is
 how the local runtime and the tests reach moto. Only data-access modules import
-this module.
+this module. With tracing on, botocore is patched for X-Ray right before the first
+client or resource is created (``observability.patch_aws_sdk``).
 """
 from __future__ import annotations
 
 import os
 import threading
 from typing import Any
+
+from .observability import patch_aws_sdk
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str | None], Any] = {}
@@ -35,6 +38,7 @@ def _config(name: str = ""):
 def _get_session():
     global _session
     if _session is None:
+        patch_aws_sdk()
         import boto3
 
         _session = boto3.session.Session()

@@ -282,6 +282,9 @@ def make_resolver(
     500 with code ``server_error_code`` and no internals.
     """
     app = APIGatewayHttpResolver(enable_validation=enable_validation, serializer=dumps)
+    # for observability.http_handler's last-resort 500 (an exception escaping the resolver)
+    app.lambdakit_render_error = render_error  # type: ignore[attr-defined]
+    app.lambdakit_server_error_code = server_error_code  # type: ignore[attr-defined]
 
     def respond(err: ApiError) -> Response:
         if isinstance(err, ValidationFailed) and err.status == 422 and validation_status != 422:

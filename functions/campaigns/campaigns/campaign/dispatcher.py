@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 from lambdakit import clock
-from lambdakit.observability import flush_metrics
+from lambdakit.observability import flush_metrics, worker_entry
 
 from .. import events
 from ..analytics import repository as counters
@@ -168,7 +168,7 @@ def tick() -> dict:
     return {"started": started, "decided": decided, "finished": finished, "resumed": resumed}
 
 
-@logger.inject_lambda_context(clear_state=True)
+@worker_entry(logger)
 def lambda_handler(event: dict, context) -> dict:
     try:
         result = tick()

@@ -8,7 +8,7 @@ from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-from lambdakit.observability import flush_metrics
+from lambdakit.observability import flush_metrics, worker_entry
 
 from ..http import logger
 from . import service
@@ -51,6 +51,7 @@ def record_handler(record) -> None:
     handle(json.loads(record.body))
 
 
+@worker_entry(logger)
 def lambda_handler(event, context):
     _ctx["lambda"] = context
     try:

@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from lambdakit.observability import flush_metrics
+from lambdakit.observability import flush_metrics, worker_entry
 
 from ..http import logger
 from . import repository as repo
@@ -27,7 +27,7 @@ def record_handler(record: SQSRecord) -> str:
         raise
 
 
-@logger.inject_lambda_context(clear_state=True)
+@worker_entry(logger)
 def lambda_handler(event: dict, context) -> PartialItemFailureResponse:
     try:
         return process_partial_response(event=event, record_handler=record_handler, processor=processor,

@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from lambdakit import clock
-from lambdakit.observability import flush_metrics
+from lambdakit.observability import flush_metrics, worker_entry
 
 from ..http import logger
 from . import service
@@ -26,7 +26,7 @@ def handle(record: SQSRecord) -> None:
         service.fold_attempt(msg["attempt_id"])
 
 
-@logger.inject_lambda_context(clear_state=True)
+@worker_entry(logger)
 def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
     _ = clock
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdakit import clock
-from lambdakit.observability import flush_metrics
+from lambdakit.observability import flush_metrics, worker_entry
 
 from ..http import logger
 from ..settings import settings
@@ -30,7 +30,7 @@ def run() -> dict:
     return {"seen": seen, "submitted": submitted}
 
 
-@logger.inject_lambda_context(clear_state=True)
+@worker_entry(logger)
 def lambda_handler(event: dict, context: Any) -> dict:
     try:
         result = run()

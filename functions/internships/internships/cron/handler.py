@@ -6,7 +6,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import Unauthorized
 from lambdakit.http import header
-from lambdakit.observability import flush_metrics
+from lambdakit.observability import flush_metrics, worker_entry
 from lambdakit.openapi import doc
 from lambdakit.security import constant_time_equals
 
@@ -59,6 +59,7 @@ def _index_milestone_submissions() -> dict:
 _TASKS = {"index-milestone-submissions": _index_milestone_submissions}
 
 
+@worker_entry(logger)
 def lambda_handler(event: dict, context) -> dict:
     if isinstance(event, dict) and "requestContext" in event and "routeKey" in event:
         return _http(event, context)

@@ -1,0 +1,179 @@
+"""Cold first request: what the user of a fresh container waits for, per function, vs. the floor.
+
+``bench_coldstart`` times the handler module's import; the first request then also pays for
+boto3, its clients and whatever the route imports lazily. Here, for every function, a fresh
+isolated process (``python -I -S``, ``bench/lambda_runner.py``: the function's code folder,
+the shared layer and, from the virtualenv, only the layer's and the Lambda runtime's packages
+on ``sys.path``: ``lambda_sandbox.layer_from_venv``) imports the handler and serves
+its sample event (``events/functions/<service>.<LogicalId>.json``) against the AWS emulator
+(``bench/lambda_sandbox.py``: every template provisioned, each service's dev principal seeded,
+HTTP events carry its ``Authorization``; queue workers get their sample SQS message;
+schedules their schedule event). Measured inside the process: from before the handler import
+to the handler's return (interpreter start-up is the same for everyone and left out).
+
+The floor (``bench/coldfloor/floor_handler.py``): import boto3 and the Powertools HTTP
+resolver, create a DynamoDB client, one GetItem of a real item, in the same kind of process.
+Floor and function runs are interleaved (floor, fn, floor, fn, ...); the ratio of a function
+is the median over its repeats of (its time / the floor run just before it): side-by-side
+pairs see the same machine load. On the shared 2-core machine the load swings 2-4x within
+seconds, so the min/min ratio (function minimum / the run's minimum floor, as bench_coldstart
+does for imports) is printed too but mostly measures how lucky the floor's best run was.
+``ms`` is the function's median. Target: every function <= 1.25x the floor.
+
+Tracing is off, as for the floor (``POWERTOOLS_TRACE_DISABLED``); ``tracing_ms`` is what X-Ray
+adds to one function's first request in Lambda mode (Tracer + aws_xray_sdk import + botocore
+patch), measured on/off side by side.
+
+``--quick`` (CI): a stated subset — campaigns ContactsFunction, exams QuestionsFunction,
+internships EmailWorkerFunction (two authenticated reads and a queue worker) — one repeat,
+no tracing probe. ``--profile N``: for the N worst functions, the costliest imports
+(``-X importtime``, self time) and each botocore client construction.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+import lambda_sandbox as sb  # noqa: E402
+
+from local_runtime.stack import load_all  # noqa: E402
+
+TARGET = 1.25
+QUICK = {
+    "campaigns": ["ContactsFunction"],
+    "exams": ["QuestionsFunction"],
+    "internships": ["EmailWorkerFunction"],
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--repeat", type=int)
+    ap.add_argument("--only", action="append", help="service.LogicalId or LogicalId")
+    ap.add_argument("--profile", type=int, default=None, help="profile the N worst functions")
+    ap.add_argument("--no-tracing-probe", action="store_true")
+    args = ap.parse_args()
+    repeat = args.repeat or (1 if args.quick else 3)
+    profile_n = args.profile if args.profile is not None else (1 if args.quick else 3)
+    services = load_all()
+    layer = str(ROOT / "layers" / "shared")
+    chosen = []
+    for svc in services.values():
+        for lid in sorted(svc.functions):
+            if args.quick and lid not in QUICK.get(svc.name, []):
+                continue
+            if args.only and lid not in args.only and f"{svc.name}.{lid}" not in args.only:
+                continue
+            chosen.append((svc.name, lid))
+
+    with tempfile.TemporaryDirectory() as tmpd, sb.Emulator(Path(tmpd), seed=True) as emu:
+        site = str(sb.layer_from_venv(Path(tmpd) / "site"))
+        floor_env = {**sb.base_env(emu.endpoint, tracing=False), "FLOOR_TABLE": emu.state["floor"]["table"],
+                     "FLOOR_KEY": json.dumps(emu.state["floor"]["key"])}
+        floor_paths = [str(HERE / "coldfloor"), site]
+
+        def floor() -> float:
+            r = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, floor_env, name="floor")
+            assert r["ok"], r
+            return float(r["total_ms"])
+
+        def env_of(svc: str, lid: str, tracing: bool = False) -> dict[str, str]:
+            return {**sb.base_env(emu.endpoint, tracing=tracing), **emu.function_env(svc, lid)}
+
+        def event_of(svc: str, lid: str) -> dict:
+            ev = sb.event_for(svc, lid)
+            if "routeKey" in ev:
+                ev["headers"].update(emu.state["auth"].get(svc, {}))
+            return ev
+
+        def run(svc: str, lid: str, **kw) -> dict:
+            fn = services[svc].functions[lid]
+            return sb.invoke([str(fn.code_dir), layer, site], fn.handler, event_of(svc, lid),
+                             env_of(svc, lid, kw.pop("tracing", False)), name=f"{svc}-{lid}", **kw)
+
+        floors: list[float] = []
+        rows = []
+        for svc, lid in chosen:
+            times, fl, status, err = [], [], None, ""
+            for _ in range(repeat):
+                fl.append(floor())
+                r = run(svc, lid)
+                if not r["ok"]:
+                    err = r.get("error") or "failed"
+                    break
+                times.append(float(r["total_ms"]))
+                res = r.get("result")
+                status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
+            floors.extend(fl)
+            paired = statistics.median(t / f for t, f in zip(times, fl, strict=False)) if times else None
+            rows.append({"fn": f"{svc}.{lid}", "ms": statistics.median(times) if times else None,
+                         "min_ratio": None, "ratio": paired, "min_ms": min(times) if times else None,
+                         "status": status, "error": err})
+        floor_ms = statistics.median(floors)
+        for row in rows:
+            row["min_ratio"] = row["min_ms"] / min(floors) if row["min_ms"] is not None else None
+
+        print(f"floor (boto3 + resolver + DynamoDB client + GetItem): median {floor_ms:.1f} ms "
+              f"(min {min(floors):.1f}, {len(floors)} runs)")
+        print(f"{'function':<40} {'ms':>8} {'ratio':>6} {'min/min':>7}  status")
+        for row in rows:
+            if row["ms"] is None:
+                print(f"{row['fn']:<40} {'-':>8} {'-':>6} {'-':>7}  ERROR {row['error']}")
+                continue
+            flag = "" if row["ratio"] <= TARGET else "  OVER TARGET"
+            print(f"{row['fn']:<40} {row['ms']:8.1f} {row['ratio']:6.2f} {row['min_ratio']:7.2f}  "
+                  f"{row['status']}{flag}")
+
+        measured = [r for r in rows if r["ratio"] is not None]
+        worst = max(measured, key=lambda r: r["ratio"]) if measured else None
+        profiles = {}
+        for row in sorted(measured, key=lambda r: -r["ratio"])[:profile_n]:
+            svc, lid = row["fn"].split(".", 1)
+            p = run(svc, lid, importtime=True, profile_clients=True)
+            top = sorted(p.get("importtime", {}).items(), key=lambda kv: -kv[1][0])[:8]
+            profiles[row["fn"]] = {"imports_self_ms": {m: round(t[0], 1) for m, t in top},
+                                   "clients_ms": [[c, round(ms, 1)] for c, ms in p.get("clients", [])]}
+            print(f"  profile {row['fn']}: clients " + ", ".join(f"{c} {ms:.0f} ms" for c, ms in p.get("clients", []))
+                  + "; top imports (self) " + ", ".join(f"{m} {t[0]:.0f}" for m, t in top[:6]))
+        fp = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, floor_env, importtime=True,
+                       profile_clients=True)
+        print("  profile floor: clients " + ", ".join(f"{c} {ms:.0f} ms" for c, ms in fp.get("clients", [])))
+
+        tracing_ms = None
+        if not args.no_tracing_probe and not args.quick and chosen:
+            svc, lid = next(((s, f) for s, f in chosen if f != "HealthFunction"), chosen[0])
+            on, off = [], []
+            for _ in range(max(1, repeat)):
+                off.append(float(run(svc, lid)["total_ms"]))
+                r = run(svc, lid, tracing=True)
+                on.append(float(r["total_ms"]) if r["ok"] else float("nan"))
+            tracing_ms = {"fn": f"{svc}.{lid}", "added_ms": round(min(on) - min(off), 1)}
+            print(f"  tracing on (X-Ray, Lambda mode) adds {tracing_ms['added_ms']} ms to {svc}.{lid}")
+
+    print(json.dumps({
+        "bench": "coldrequest", "floor_ms": round(floor_ms, 1), "target": TARGET,
+        "cold_request_worst_ratio": round(worst["ratio"], 3) if worst else None,
+        "worst": worst["fn"] if worst else None,
+        "ok": all(r["ratio"] is not None and r["ratio"] <= TARGET for r in rows),
+        "functions": len(rows), "quick_subset": bool(args.quick), "repeat": repeat,
+        "ratios": {r["fn"]: (round(r["ratio"], 3) if r["ratio"] is not None else None) for r in rows},
+        "ms": {r["fn"]: (round(r["ms"], 1) if r["ms"] is not None else None) for r in rows},
+        "status": {r["fn"]: r["status"] for r in rows},
+        "errors": {r["fn"]: r["error"] for r in rows if r["error"]},
+        "profiles": profiles, "tracing": tracing_ms,
+    }))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    main()
