@@ -26,6 +26,7 @@ import logging
 import os
 import threading
 import urllib.request
+import warnings
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -93,9 +94,11 @@ class OidcProvider:
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, fallback: bool = True) -> None:
         # Authlib refuses plain http unless told this is a development transport (loopback only).
         os.environ["AUTHLIB_INSECURE_TRANSPORT"] = "1"
-        import oidc_provider_mock
+        with warnings.catch_warnings():  # Authlib's deprecation notices about the mock's imports
+            warnings.simplefilter("ignore")
+            import oidc_provider_mock
+            from oidc_provider_mock import User
         import werkzeug.serving
-        from oidc_provider_mock import User
 
         app = oidc_provider_mock.app(require_client_registration=True, require_nonce=True,
                                      user_claims=[User(sub=s, claims=dict(c)) for s, c in TEST_USERS.items()])
