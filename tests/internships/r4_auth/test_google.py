@@ -144,6 +144,11 @@ def test_replayed_callback_and_replayed_code_are_refused(internships_app, google
     # the used code injected into a fresh sign-in: the provider refuses it
     q2, cookie2, _ = start(c)
     _refused(c, callback(c, {"code": cb["code"], "state": q2["state"]}, cookie2), "code_rejected", None, before)
+    # the provider's own refusal, and a callback without a code
+    q3, cookie3, _ = start(c)
+    _refused(c, callback(c, {"error": "access_denied", "state": q3["state"]}, cookie3), "access_denied", None, before)
+    q4, cookie4, _ = start(c)
+    _refused(c, callback(c, {"state": q4["state"]}, cookie4), "missing_code", None, before)
 
 
 def test_provider_enforces_pkce(internships_app, google):
@@ -207,24 +212,6 @@ def test_unverified_and_disposable_emails_are_refused(internships_app, google, s
     before = _users_count()
     q, cookie, loc = start(c)
     _refused(c, callback(c, authorize(loc, sub), cookie), reason, email, before)
-
-
-def test_provider_error_and_missing_code(internships_app, google):
-    c = internships_app.internships
-    before = _users_count()
-    q, cookie, loc = start(c)
-    _refused(c, callback(c, {"error": "access_denied", "state": q["state"]}, cookie), "access_denied", None, before)
-    q, cookie, loc = start(c)
-    _refused(c, callback(c, {"state": q["state"]}, cookie), "missing_code", None, before)
-
-
-def test_not_configured_without_client_id(internships_app, monkeypatch):
-    from lambdakit.settings import reset_settings
-
-    monkeypatch.setenv("INTERNSHIPS_GOOGLE_CLIENT_ID", "")
-    reset_settings()
-    r = internships_app.internships.get("/api/auth/google")
-    assert r.status == 302 and error_of(r) == "google_not_configured"
 
 
 def test_deployed_stage_refuses_a_loopback_or_plain_http_provider(internships_app, google, monkeypatch):
