@@ -150,11 +150,12 @@ def throttle_state(account_key: str, ip: str, window_start: int) -> tuple[dict |
     return pair, int(window.get("failures", 0)) if window else 0
 
 
-def record_failure(account_key: str, ip: str, window_start: int, pair_ttl: int, window_ttl: int) -> int:
-    """Count one failure for the (account, IP) pair and for the account's window; the pair's
-    consecutive-failure count after it."""
+def record_failure(account_key: str, ip: str, window_start: int | None, pair_ttl: int, window_ttl: int) -> int:
+    """Count one failure for the (account, IP) pair and (unless ``window_start`` is None) for the
+    account's window; the pair's consecutive-failure count after it."""
     pk = _throttle_pk(account_key)
-    table().update(pk, f"W#{window_start}", add={"failures": 1}, set={"ttl": window_ttl})
+    if window_start is not None:
+        table().update(pk, f"W#{window_start}", add={"failures": 1}, set={"ttl": window_ttl})
     item = table().update(pk, f"IP#{ip}", add={"failures": 1}, set={"ttl": pair_ttl})
     return int(item.get("failures", 1))
 

@@ -260,9 +260,9 @@ def reset_password(token: str, password: str, ip: str) -> dict:
     invalid = BadRequest("This link is invalid or has expired")
     # the token is the credential and names no account until it is valid: throttled per IP
     # (the same back-off as a sign-in pair; docs "Sign-in throttling")
-    had_failures = throttle.check("reset", "*", ip)
+    had_failures = throttle.check("reset", throttle.NO_ACCOUNT, ip)
     if not token or len(token) > 200:
-        throttle.failed("reset", "*", ip)
+        throttle.failed("reset", throttle.NO_ACCOUNT, ip)
         raise invalid
     check_password_policy(password)
     h = sha256_hex(token)
@@ -271,14 +271,14 @@ def reset_password(token: str, password: str, ip: str) -> dict:
     user = repo.get_user(str(item["user_id"]), consistent=True) if item and int(item.get("expires_at", 0)) > now_ts \
         else None
     if not user or user.get("disabled"):
-        throttle.failed("reset", "*", ip)
+        throttle.failed("reset", throttle.NO_ACCOUNT, ip)
         raise invalid
     try:
         repo.consume_password_token(h, user["id"], hash_password(password, n=settings().scrypt_n), clock.now_iso(),
                                     now_ts)
     except ConditionFailed:
-        throttle.failed("reset", "*", ip)
+        throttle.failed("reset", throttle.NO_ACCOUNT, ip)
         raise invalid from None
     if had_failures:
-        throttle.succeeded("reset", "*", ip)
+        throttle.succeeded("reset", throttle.NO_ACCOUNT, ip)
     return user

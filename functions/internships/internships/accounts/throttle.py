@@ -23,6 +23,10 @@ from lambdakit.security import sha256_hex
 from ..settings import settings
 from . import repository as repo
 
+#: ``account`` for a credential that names no account until it is valid (a set-password token):
+#: only the per-IP back-off applies (a ceiling on "every account" would slow every user).
+NO_ACCOUNT = "*"
+
 
 def account_key(kind: str, account: str) -> str:
     return sha256_hex(f"{kind}\x00{account.lower()}")[:40]
@@ -45,7 +49,7 @@ def check(kind: str, account: str, ip: str) -> bool:
         retry = int(float(pair["locked_until"]) - now) + 1
         raise RateLimited("Too many failed attempts from this address; try again later",
                           headers={"Retry-After": str(retry)})
-    if failures >= s.login_account_ceiling:
+    if account != NO_ACCOUNT and failures >= s.login_account_ceiling:
         d = repo.rate_hit(f"authslow#{key}", 1, s.login_account_slow_seconds)
         if not d.allowed:
             raise RateLimited("Too many attempts for this account; try again in a few seconds",
@@ -59,7 +63,8 @@ def failed(kind: str, account: str, ip: str) -> None:
     now = clock.now_ts()
     key = account_key(kind, account)
     start = _window_start(now)
-    n = repo.record_failure(key, ip, start, int(now) + 86400, start + s.login_account_window_seconds + 60)
+    n = repo.record_failure(key, ip, None if account == NO_ACCOUNT else start, int(now) + 86400,
+                            start + s.login_account_window_seconds + 60)
     if n >= s.login_lockout_threshold:
         k = n - s.login_lockout_threshold
         repo.delay_pair(key, ip, now + min(s.login_lockout_max_seconds, s.login_lockout_base_seconds * (2 ** min(k, 20))))
