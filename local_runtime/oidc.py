@@ -24,6 +24,7 @@ import io
 import json
 import logging
 import os
+import socket
 import threading
 import urllib.request
 import warnings
@@ -82,6 +83,18 @@ class _Pkce:
         return self.app(environ, start_response)
 
 
+def _listen(host: str, port: int) -> socket.socket | None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        return None
+    sock.listen(128)
+    return sock
+
+
 def _pkce_ok(verifier: str, challenge: str, method: str) -> bool:
     if method == "S256":
         verifier = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
@@ -95,6 +108,8 @@ class OidcProvider:
         # Authlib refuses plain http unless told this is a development transport (loopback only).
         os.environ["AUTHLIB_INSECURE_TRANSPORT"] = "1"
         with warnings.catch_warnings():  # Authlib's deprecation notices about the mock's imports
+            import authlib.deprecate  # noqa: F401 - installs its own "always" filter; ours goes in front
+
             warnings.simplefilter("ignore")
             import oidc_provider_mock
             from oidc_provider_mock import User
@@ -110,14 +125,21 @@ class OidcProvider:
         app.wsgi_app = self.pkce  # type: ignore[method-assign]
         for noisy in ("werkzeug", "oidc_provider_mock"):
             logging.getLogger(noisy).setLevel(logging.WARNING)
-        try:
-            self._server = werkzeug.serving.make_server(host, port, app, threaded=True)
-        except OSError:
+        # Bind here (werkzeug's make_server exits the process when a port is taken): the preferred
+        # port, else a free one, so parallel runtimes (tests) never collide.
+        sock = _listen(host, port)
+        if sock is None:
             if not fallback or port == 0:
-                raise
+                raise OSError(f"OpenID provider: port {port} is in use")
             log.warning("OpenID provider: port %s is busy, using a free one", port)
-            self._server = werkzeug.serving.make_server(host, 0, app, threaded=True)
-        self.issuer = f"http://{host}:{self._server.server_port}"
+            sock = _listen(host, 0)
+            assert sock is not None
+        try:
+            self._server = werkzeug.serving.make_server(host, sock.getsockname()[1], app, threaded=True,
+                                                        fd=sock.fileno())
+        finally:
+            sock.close()  # werkzeug works on its own duplicate of the descriptor
+        self.issuer = f"http://{host}:{self._server.socket.getsockname()[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name="oidc-provider", daemon=True)
         self._thread.start()
