@@ -70,7 +70,7 @@ class InternshipsSettings(ServiceSettings):
     refresh_token_days: int = 30
     register_rate_per_minute: int = 3
     login_rate_per_minute: int = 5
-    #: Credential throttling (docs/internships-journey.md "Sign-in throttling"). Per (account, IP):
+    #: Credential throttling (docs/internships-journey.md "Credential throttling"). Per (account, IP):
     #: after ``login_lockout_threshold`` consecutive failures that pair waits 2^k * base seconds
     #: (capped at max) before its next try; other addresses are not affected.
     login_lockout_threshold: int = 5

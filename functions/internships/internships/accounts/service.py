@@ -259,7 +259,7 @@ def reset_password(token: str, password: str, ip: str) -> dict:
     _rate(f"reset#{ip}", settings().login_rate_per_minute)
     invalid = BadRequest("This link is invalid or has expired")
     # the token is the credential and names no account until it is valid: throttled per IP
-    # (the same back-off as a sign-in pair; docs "Sign-in throttling")
+    # (the same back-off as a sign-in pair; docs/internships-journey.md "Credential throttling")
     had_failures = throttle.check("reset", throttle.NO_ACCOUNT, ip)
     if not token or len(token) > 200:
         throttle.failed("reset", throttle.NO_ACCOUNT, ip)
