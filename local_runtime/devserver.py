@@ -8,6 +8,10 @@
 4. SQS event sources (``sqs``) and EventBridge schedules (``schedule``).
 5. Each service's ``<svc>.devseed.seed()`` (if it exists), then ``.local/dev.json``.
 6. A control endpoint (``LOCAL_CONTROL_PORT``, 3099) for ``make invoke``.
+7. With the internships service: an OpenID Connect provider standing in for Google on
+   ``127.0.0.1:LOCAL_OIDC_PORT`` (9400; a free port when busy; ``LOCAL_OIDC=0`` turns it off),
+   with the service's client registered and the service pointed at it (``oidc``); how to sign
+   in is written under ``internships.google`` in dev.json.
 
 Ctrl-C (or SIGTERM) stops everything; the emulator keeps no state between runs.
 """
@@ -68,6 +72,8 @@ class Runtime:
         self._control: ThreadingHTTPServer | None = None
         self.dev: dict[str, Any] = {}
         self._missing: set[str] = set()
+        self.oidc: Any = None
+        self._oidc_client_id = ""
 
     @property
     def endpoint(self) -> str:
@@ -124,11 +130,26 @@ class Runtime:
         for key in ("PublicBaseUrl", "FrontendUrl"):
             if key in params:
                 params[key] = base
+        if name == "internships" and self.oidc is not None:
+            params["GoogleIssuer"] = self.oidc.issuer
+            params["GoogleClientId"] = self._oidc_client_id
         prefix = f"LOCAL_PARAM_{name.upper()}_"
         for k, v in os.environ.items():
             if k.startswith(prefix):
                 params[k[len(prefix):]] = v
         return params
+
+    def start_oidc(self) -> None:
+        """The Google stand-in (local_runtime/oidc.py) with the internships client registered; the
+        client secret reaches the service as its local plain-variable override."""
+        if "internships" not in self.services or os.environ.get("LOCAL_OIDC", "1") == "0":
+            return
+        from .oidc import OidcProvider
+
+        self.oidc = OidcProvider(self.host, env_int("LOCAL_OIDC_PORT", 9400))
+        base = self.params_for(list(self.services).index("internships"), "internships")["PublicBaseUrl"]
+        self._oidc_client_id, secret = self.oidc.register_client([base.rstrip("/") + "/api/auth/google/callback"])
+        os.environ["INTERNSHIPS_GOOGLE_CLIENT_SECRET"] = secret
 
     def provision_all(self) -> None:
         clients = Clients()
@@ -161,6 +182,10 @@ class Runtime:
                     block.update(extra or {})
                 except Exception:  # noqa: BLE001 - the service still runs; say why it has no credentials
                     log.exception("%s: devseed failed; its credentials are missing from dev.json", name)
+            if name == "internships" and self.oidc is not None:
+                from .oidc import dev_info
+
+                block["google"] = dev_info(self.oidc, self._oidc_client_id, block["base_url"])
             self.dev[name] = block
         self.dev_json.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.dev_json.with_suffix(".tmp")
@@ -258,6 +283,7 @@ class Runtime:
     def start(self) -> None:
         t0 = time.monotonic()
         self.start_emulator()
+        self.start_oidc()
         self.provision_all()
         self.start_fronts()
         self.start_control()
@@ -270,6 +296,8 @@ class Runtime:
                  f"  AWS emulator (moto): {self.endpoint}"]
         for name, f in self.fronts.items():
             lines.append(f"  {name:<12} http://{self.host}:{f.port}   docs: http://{self.host}:{f.port}/docs")
+        if self.oidc is not None:
+            lines.append(f"  Google stand-in (OpenID provider): {self.oidc.issuer}   sign in: see internships.google")
         lines.append(f"  {len(self.pollers)} queue consumers, {len(self.schedules)} schedules; "
                      f"fire one now: make invoke FN=<LogicalId> [SVC=<service>]")
         lines.append(f"  Credentials: {self.dev_json}")
@@ -285,6 +313,8 @@ class Runtime:
             self._control.server_close()
         for p in self.pollers:
             p.join(timeout=3)
+        if self.oidc is not None:
+            self.oidc.stop()
         if self._moto is not None:
             self._moto.stop()
 

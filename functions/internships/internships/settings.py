@@ -70,19 +70,35 @@ class InternshipsSettings(ServiceSettings):
     refresh_token_days: int = 30
     register_rate_per_minute: int = 3
     login_rate_per_minute: int = 5
-    #: consecutive failures before an account is locked; lock grows 2^k * base seconds.
+    #: Credential throttling (docs/internships-journey.md "Credential throttling"). Per (account, IP):
+    #: after ``login_lockout_threshold`` consecutive failures that pair waits 2^k * base seconds
+    #: (capped at max) before its next try; other addresses are not affected.
     login_lockout_threshold: int = 5
     login_lockout_base_seconds: int = 30
     login_lockout_max_seconds: int = 900
+    #: Per account, from every address together: past ``login_account_ceiling`` failures in the
+    #: last ``login_account_window_seconds`` the account is slowed (one try per
+    #: ``login_account_slow_seconds``), never locked.
+    login_account_ceiling: int = 20
+    login_account_window_seconds: int = 3600
+    login_account_slow_seconds: int = 5
     #: extra origins trusted for cookie-authenticated unsafe requests (comma separated).
     trusted_origins: str = ""
-    #: Google sign-in (OpenID Connect code flow + PKCE); endpoints overridable for tests.
+    #: Google sign-in (OpenID Connect code flow + PKCE). Endpoints come from the issuer's discovery
+    #: document (``<issuer>/.well-known/openid-configuration``); locally the issuer is the
+    #: stand-in provider that ``make dev`` starts on 127.0.0.1 (local_runtime/oidc.py).
+    google_issuer: str = "https://accounts.google.com"
+    #: further ``iss`` values accepted in ID tokens (Google also signs ``accounts.google.com``).
+    google_alt_issuers: str = "accounts.google.com"
     google_client_secret: str = ""
     google_client_secret_arn: str = ""
-    google_auth_url: str = "https://accounts.google.com/o/oauth2/v2/auth"
-    google_token_url: str = "https://oauth2.googleapis.com/token"
-    google_jwks_url: str = "https://www.googleapis.com/oauth2/v3/certs"
-    google_issuers: str = "https://accounts.google.com,accounts.google.com"
+    google_http_timeout_seconds: float = 10.0
+    #: HMAC key of the OAuth state cookie, its own secret (plain value: local development only).
+    oauth_state_secret: str = ""
+    oauth_state_secret_arn: str = ""
+    #: POST /api/coupons/validate (docs: "Coupons"): per signed-in user and per IP.
+    coupon_validate_user_rate: str = "10/minute"
+    coupon_validate_ip_rate: str = "30/minute"
     #: hosts /api/proxy-image may fetch from (comma separated, https only).
     avatar_proxy_hosts: str = ("lh3.googleusercontent.com,lh4.googleusercontent.com,lh5.googleusercontent.com,"
                                "lh6.googleusercontent.com,avatars.githubusercontent.com")

@@ -1,11 +1,14 @@
 """Google sign-in: OpenID Connect authorization-code flow with PKCE (S256).
 
-``start`` returns the provider URL and a signed, short-lived cookie carrying state, nonce and the
-PKCE verifier. ``callback`` checks the state, exchanges the code at the token endpoint, verifies
-the ID token (signature against the provider's JWKS with PyJWT, issuer, audience, expiry, nonce,
-``email_verified``), refuses disposable domains, creates or links the account and signs in.
-Every failure redirects to ``/login?error=<reason>``. Endpoints come from settings, so tests run
-a local fake provider.
+``start`` returns the provider's authorization URL (from the issuer's discovery document) and a
+signed, HttpOnly, 10-minute cookie carrying state, nonce and the PKCE verifier, signed with its
+own key (``auth.tokens.oauth_state_key``). ``callback`` checks the state against the cookie and
+claims it once (a replayed callback is refused), exchanges the code with the verifier, verifies
+the ID token (signature against the provider's JWKS, ``iss``, ``aud``, ``exp``, ``nonce``,
+``email_verified``), refuses disposable domains, then creates the account or links the existing
+one with the same e-mail and signs in with the same cookies as a password sign-in. Every
+failure redirects to ``<front end>/login?error=<reason>`` and creates nothing. Outbound calls:
+``oidc`` (SSRF rules).
 """
 from __future__ import annotations
 
@@ -14,19 +17,17 @@ import hashlib
 import json
 import logging
 import re
-import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 
 from lambdakit import clock
 from lambdakit.errors import ApiError
-from lambdakit.security import constant_time_equals, random_token, sign_token, verify_token
+from lambdakit.observability import count
+from lambdakit.security import constant_time_equals, random_token, sha256_hex, sign_token, verify_token
 
 from ..auth import session_cookies, tokens
 from ..settings import settings
+from . import oidc, service
 from . import repository as repo
-from . import service
 
 logger = logging.getLogger("internships.google")
 
@@ -45,7 +46,7 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
-def _redirect_uri() -> str:
+def redirect_uri() -> str:
     return settings().public_base_url.rstrip("/") + "/api/auth/google/callback"
 
 
@@ -55,29 +56,43 @@ def _frontend(path: str) -> str:
     return base + path
 
 
+def _failure(reason: str):
+    return _frontend(f"/login?error={urllib.parse.quote(reason)}")
+
+
+def _clear_state():
+    return session_cookies.short_cookie(STATE_COOKIE, "", STATE_PATH, 0)
+
+
 def start(_next: str | None = None):
     s = settings()
-    if not s.google_client_id:
-        return _frontend("/login?error=google_not_configured"), session_cookies.short_cookie(STATE_COOKIE, "", STATE_PATH, 0)
+    key = tokens.oauth_state_key()
+    if not s.google_client_id or not key:
+        return _failure("google_not_configured"), _clear_state()
+    try:
+        authorize = str(oidc.discovery()["authorization_endpoint"])
+    except oidc.ProviderError as exc:
+        logger.warning("google sign-in: provider discovery failed", extra={"reason": exc.reason})
+        return _failure("provider_unavailable"), _clear_state()
     state, nonce, verifier = random_token(24), random_token(24), random_token(48)
     payload = _b64url(json.dumps({"s": state, "n": nonce, "v": verifier,
                                   "e": int(clock.now_ts()) + STATE_TTL}).encode())
-    cookie_value = sign_token(tokens.signing_key(), payload)
-    challenge = _b64url(hashlib.sha256(verifier.encode()).digest())
     params = {
-        "response_type": "code", "client_id": s.google_client_id, "redirect_uri": _redirect_uri(),
-        "scope": "openid email profile", "state": state, "nonce": nonce, "code_challenge": challenge,
-        "code_challenge_method": "S256", "prompt": "select_account",
+        "response_type": "code", "client_id": s.google_client_id, "redirect_uri": redirect_uri(),
+        "scope": "openid email profile", "state": state, "nonce": nonce,
+        "code_challenge": _b64url(hashlib.sha256(verifier.encode()).digest()), "code_challenge_method": "S256",
+        "prompt": "select_account",
     }
-    sep = "&" if "?" in s.google_auth_url else "?"
-    return (s.google_auth_url + sep + urllib.parse.urlencode(params),
-            session_cookies.short_cookie(STATE_COOKIE, cookie_value, STATE_PATH, STATE_TTL))
+    sep = "&" if "?" in authorize else "?"
+    return (authorize + sep + urllib.parse.urlencode(params),
+            session_cookies.short_cookie(STATE_COOKIE, sign_token(key, payload), STATE_PATH, STATE_TTL))
 
 
 def _read_state(cookie: str | None) -> dict:
-    if not cookie:
+    key = tokens.oauth_state_key()
+    if not cookie or not key:
         raise SignInFailed("invalid_state")
-    payload = verify_token(tokens.signing_key(), cookie)
+    payload = verify_token(key, cookie)
     if payload is None:
         raise SignInFailed("invalid_state")
     try:
@@ -98,59 +113,34 @@ def _client_secret() -> str:
     return secrets_store.secret_string(s.google_client_secret_arn)
 
 
-def _exchange(code: str, verifier: str) -> dict:
-    s = settings()
-    body = urllib.parse.urlencode({
-        "grant_type": "authorization_code", "code": code, "redirect_uri": _redirect_uri(),
-        "client_id": s.google_client_id, "client_secret": _client_secret(), "code_verifier": verifier,
-    }).encode()
-    req = urllib.request.Request(s.google_token_url, data=body, method="POST",
-                                 headers={"Content-Type": "application/x-www-form-urlencoded",
-                                          "Accept": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - configured provider URL
-            data = json.loads(resp.read(1_000_000))
-    except (urllib.error.URLError, ValueError, TimeoutError, OSError):
-        raise SignInFailed("token_exchange_failed") from None
-    if not isinstance(data, dict) or not data.get("id_token"):
-        raise SignInFailed("token_exchange_failed")
-    return data
-
-
-_jwk_clients: dict[str, object] = {}
-_jwk_lock = threading.Lock()
-
-
-def _jwk_client(url: str):
-    import jwt
-
-    with _jwk_lock:
-        c = _jwk_clients.get(url)
-        if c is None:
-            c = jwt.PyJWKClient(url, cache_keys=True, lifespan=3600, timeout=10)
-            _jwk_clients[url] = c
-        return c
-
-
 def verify_id_token(id_token: str, nonce: str) -> dict:
-    import jwt
+    """Claims of a valid ID token for this client, else ``SignInFailed`` naming what is wrong."""
+    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 
     s = settings()
     try:
-        key = _jwk_client(s.google_jwks_url).get_signing_key_from_jwt(id_token)
-        claims = jwt.decode(id_token, key.key, algorithms=["RS256"], audience=s.google_client_id,
-                            issuer=[i.strip() for i in s.google_issuers.split(",") if i.strip()],
+        issuer = str(oidc.discovery()["issuer"]).rstrip("/")
+        key = oidc.signing_key(id_token)
+    except (oidc.ProviderError, jwt.PyJWKClientError, jwt.PyJWTError):
+        raise SignInFailed("invalid_id_token") from None
+    issuers = [issuer, *(i.strip() for i in s.google_alt_issuers.split(",") if i.strip())]
+    try:
+        claims = jwt.decode(id_token, key, algorithms=["RS256"], audience=s.google_client_id, issuer=issuers,
                             options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_exp": False,
                                      "verify_iat": False, "verify_nbf": False})
-    except (jwt.PyJWTError, jwt.PyJWKClientError, OSError, ValueError):
+    except jwt.InvalidAudienceError:
+        raise SignInFailed("invalid_audience") from None
+    except jwt.InvalidIssuerError:
+        raise SignInFailed("invalid_issuer") from None
+    except jwt.PyJWTError:
         raise SignInFailed("invalid_id_token") from None
-    now = clock.now_ts()
+    now = clock.now_ts()  # time claims against the service clock (one source of time)
     try:
         expired = int(claims["exp"]) <= now or int(claims["iat"]) > now + 300
     except (TypeError, ValueError):
         raise SignInFailed("invalid_id_token") from None
     if expired:
-        raise SignInFailed("invalid_id_token")
+        raise SignInFailed("id_token_expired")
     if not constant_time_equals(str(claims.get("nonce", "")), nonce):
         raise SignInFailed("invalid_nonce")
     if not claims.get("email") or claims.get("email_verified") not in (True, "true"):
@@ -158,7 +148,8 @@ def verify_id_token(id_token: str, nonce: str) -> dict:
     return claims
 
 
-def _sign_in(claims: dict) -> dict:
+def _account(claims: dict) -> tuple[dict, bool]:
+    """The account to sign in (``created`` True when made now): linked by e-mail or created."""
     try:
         email = service.normalize_email(str(claims["email"]))
     except ApiError:
@@ -178,33 +169,45 @@ def _sign_in(claims: dict) -> dict:
             raise SignInFailed("account_conflict")
         if user.get("google_sub") != sub or (picture and not user.get("avatar_url")):
             user = repo.link_google(uid, sub, picture, clock.now_iso())
-        return user
+        return user, False
     name = str(claims.get("name") or email.split("@")[0])[:120]
     try:
-        user = service.create_user(email=email, password=None, name=name, avatar_url=picture)
+        user = service.create_user(email=email, password=None, name=name, avatar_url=picture, google_sub=sub)
     except ApiError as exc:
         if exc.status == 409:  # created concurrently: link instead
-            return _sign_in(claims)
+            return _account(claims)
         raise SignInFailed("account_error") from None
-    return repo.link_google(user["id"], sub, None, clock.now_iso())
+    return user, True
 
 
 def callback(*, code: str | None, state: str | None, error: str | None, state_cookie: str | None):
-    clear = session_cookies.short_cookie(STATE_COOKIE, "", STATE_PATH, 0)
+    s = settings()
     try:
         if error:
             raise SignInFailed(re.sub(r"[^a-z_]", "", error.lower())[:40] or "provider_error")
+        if not s.google_client_id:
+            raise SignInFailed("google_not_configured")
         st = _read_state(state_cookie)
         if not state or not constant_time_equals(state, str(st.get("s", ""))):
             raise SignInFailed("invalid_state")
         if not code or len(code) > 2048:
             raise SignInFailed("missing_code")
-        data = _exchange(code, str(st["v"]))
+        if not repo.claim_oauth_state(sha256_hex(state), int(st["e"]) + 60):
+            raise SignInFailed("state_already_used")
+        try:
+            data = oidc.exchange_code(code=code, verifier=str(st["v"]), redirect_uri=redirect_uri(),
+                                      client_id=s.google_client_id, client_secret=_client_secret())
+        except oidc.ProviderError as exc:
+            raise SignInFailed("code_rejected" if exc.reason == "code_rejected" else "token_exchange_failed") \
+                from None
         claims = verify_id_token(str(data["id_token"]), str(st["n"]))
-        user = _sign_in(claims)
+        user, created = _account(claims)
         tok = service.issue_tokens(user)
     except SignInFailed as exc:
-        logger.info("google sign-in failed", extra={"reason": exc.reason})
-        return _frontend(f"/login?error={urllib.parse.quote(exc.reason)}"), [clear]
-    return _frontend("/dashboard"), [clear, *session_cookies.session_cookies(
+        logger.info("google sign-in refused", extra={"reason": exc.reason})
+        return _failure(exc.reason), [_clear_state()]
+    if created:
+        count("Registrations")
+    count("SignIns", method="google")
+    return _frontend("/dashboard"), [_clear_state(), *session_cookies.session_cookies(
         tok.access_token, tok.access_max_age, tok.refresh_token, tok.refresh_max_age, tok.csrf_token)]

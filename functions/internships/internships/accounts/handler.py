@@ -33,8 +33,11 @@ def register():
 
 
 @router.post("/api/auth/login", summary="Sign in with e-mail and password",
-             description="5/min per IP plus a per-account lockout with back-off (429). Same error for unknown "
-                         "user and wrong password.",
+             description="5/min per IP. After 5 consecutive failures one (account, IP) pair backs off "
+                         "exponentially (30 s doubling to 15 min); past 20 failures an hour from all addresses "
+                         "the account is slowed to one try per 5 s, never locked (429 + Retry-After). Same error "
+                         "for unknown user and wrong password. A hash below the current scrypt cost is "
+                         "upgraded on success.",
              openapi_extensions=doc(body="internships.accounts.models:LoginRequest", response="internships.accounts.models:AuthResponse", errors=(401,), public=True))
 def login():
     data = parse_model(LoginRequest, json_object(router))
@@ -66,7 +69,8 @@ def refresh():
 @router.post("/api/auth/reset-password", summary="Set a new password with a set-password link's token",
              description="Body {token, password}. Consumes the single-use token e-mailed by staff (e.g. lead "
                          "convert; valid 72 h); password policy as register; 400 for an unknown, used or expired "
-                         "token. Revokes every earlier access token and session of the account.",
+                         "token (5 of those from one IP start the same back-off as sign-in: 429). Revokes every "
+                         "earlier access token and session of the account.",
              openapi_extensions=doc(body="internships.accounts.models:ResetPasswordRequest",
                                     response="internships.accounts.models:MessageResponse", public=True))
 def reset_password():
@@ -90,8 +94,10 @@ def permissions():
 
 
 @router.get("/api/auth/google", summary="Start Google sign-in (302 to the provider)",
-            description="OpenID Connect code flow with PKCE S256; state, nonce and verifier travel in a signed, "
-                        "10-minute HttpOnly cookie.",
+            description="OpenID Connect code flow with PKCE S256 against the configured issuer (Google; under "
+                        "make dev the local stand-in provider). State, nonce and verifier travel in a signed "
+                        "(own key), 10-minute HttpOnly cookie. Not configured: 302 to /login?error="
+                        "google_not_configured.",
              openapi_extensions=doc(redirect=True, public=True))
 def google_start():
     location, cookie = google.start(query(router, "next"))
@@ -99,8 +105,11 @@ def google_start():
 
 
 @router.get("/api/auth/google/callback", summary="Google sign-in callback",
-            description="Verifies state, exchanges the code, verifies the ID token against the JWKS, creates or "
-                        "links the account and redirects to /dashboard; failures go to /login?error=<reason>.",
+            description="Checks the state against the cookie and uses it once, exchanges the code with the PKCE "
+                        "verifier, verifies the ID token (JWKS signature, iss, aud, exp, nonce, email_verified), "
+                        "refuses disposable domains, creates or links the account, sets the same cookies as "
+                        "password sign-in and redirects to /dashboard. Failures go to /login?error=<reason> "
+                        "and create nothing (reasons: docs/internships-journey.md).",
              openapi_extensions=doc(redirect=True, public=True))
 def google_callback():
     location, cookie_list = google.callback(

@@ -5,7 +5,9 @@ Keys (see docs/internships-data-model.md):
   e-mail claim    pk EMAIL#<lower email>  sk EMAIL     {user_id}
   session         pk SESSION#<sha256>     sk SESSION   {family_id, user_id, status active|rotated|revoked, ttl}
   family          pk FAMILY#<id>          sk FAMILY    {user_id, revoked, expires_at, ttl}
-  login failures  pk LOGINFAIL#<email>    sk LOCK      {failures, locked_until, ttl}
+  throttling      pk AUTHTHROTTLE#<sha256(kind, account)>  sk IP#<ip> {failures, locked_until, ttl}
+                                                           sk W#<window start> {failures, ttl}
+  OAuth state     pk OAUTHSTATE#<sha256(state)>  sk STATE {ttl}  (claimed once by the callback)
   set-password    pk PWRESET#<sha256>     sk PWRESET   {user_id, purpose, expires_at, ttl} (written by admin_people)
   counters        pk COUNTERS             sk users | users#role#<role>   {count}
 """
@@ -133,22 +135,37 @@ def revoke_session(token_hash: str, now: str) -> None:
         pass
 
 
-# ---------------------------------------------------------------- login failures / rate limits
-def login_failures(email: str) -> dict | None:
-    return table().get(f"LOGINFAIL#{email.lower()}", "LOCK", consistent=True)
+# ---------------------------------------------------------------- credential throttling / rate limits
+def _throttle_pk(account_key: str) -> str:
+    return f"AUTHTHROTTLE#{account_key}"
 
 
-def record_login_failure(email: str, ttl: int) -> int:
-    item = table().update(f"LOGINFAIL#{email.lower()}", "LOCK", add={"failures": 1}, set={"ttl": ttl})
+def throttle_state(account_key: str, ip: str, window_start: int) -> tuple[dict | None, int]:
+    """One BatchGetItem (consistent): the (account, IP) failure item and the account's failures
+    in the window starting at ``window_start``."""
+    pk = _throttle_pk(account_key)
+    items = table().batch_get([(pk, f"IP#{ip}"), (pk, f"W#{window_start}")], consistent=True)
+    pair = next((i for i in items if i["sk"] == f"IP#{ip}"), None)
+    window = next((i for i in items if i["sk"] == f"W#{window_start}"), None)
+    return pair, int(window.get("failures", 0)) if window else 0
+
+
+def record_failure(account_key: str, ip: str, window_start: int | None, pair_ttl: int, window_ttl: int) -> int:
+    """Count one failure for the (account, IP) pair and (unless ``window_start`` is None) for the
+    account's window; the pair's consecutive-failure count after it."""
+    pk = _throttle_pk(account_key)
+    if window_start is not None:
+        table().update(pk, f"W#{window_start}", add={"failures": 1}, set={"ttl": window_ttl})
+    item = table().update(pk, f"IP#{ip}", add={"failures": 1}, set={"ttl": pair_ttl})
     return int(item.get("failures", 1))
 
 
-def set_lock(email: str, locked_until: float) -> None:
-    table().update(f"LOGINFAIL#{email.lower()}", "LOCK", set={"locked_until": int(locked_until)})
+def delay_pair(account_key: str, ip: str, until: float) -> None:
+    table().update(_throttle_pk(account_key), f"IP#{ip}", set={"locked_until": int(until)})
 
 
-def clear_login_failures(email: str) -> None:
-    table().delete(f"LOGINFAIL#{email.lower()}", "LOCK")
+def clear_pair(account_key: str, ip: str) -> None:
+    table().delete(_throttle_pk(account_key), f"IP#{ip}")
 
 
 def rate_hit(subject: str, limit: int, window_seconds: int) -> ratelimit.RateDecision:
@@ -172,6 +189,26 @@ def consume_password_token(token_hash: str, user_id: str, password_hash: str, no
         {"update": (upk, usk), "set": {"password_hash": password_hash, "password_changed_at": now, "updated_at": now},
          "add": {"token_version": 1}, "condition": "attribute_exists(pk)"},
     ])
+
+
+def claim_oauth_state(state_hash: str, ttl: int) -> bool:
+    """Record that the callback used this state; ``False`` when it was used before (replay)."""
+    try:
+        table().put_new({"pk": f"OAUTHSTATE#{state_hash}", "sk": "STATE", "ttl": ttl})
+    except ConditionFailed:
+        return False
+    return True
+
+
+def set_password_hash_if_unchanged(user_id: str, old_hash: str, new_hash: str) -> bool:
+    """Replace the stored password hash only if it is still ``old_hash`` (transparent rehash on
+    login; a concurrent password change wins). ``False`` when the condition failed."""
+    try:
+        table().update(*user_key(user_id), set={"password_hash": new_hash}, condition="password_hash = :old",
+                       values={":old": old_hash}, must_exist=True)
+    except ConditionFailed:
+        return False
+    return True
 
 
 def bump_token_version(user_id: str) -> None:

@@ -10,12 +10,14 @@ from functools import lru_cache
 
 from lambdakit import clock, ids
 from lambdakit.errors import BadRequest, ConditionFailed, RateLimited, Unauthorized, ValidationFailed
+from lambdakit.observability import count
 from lambdakit.security import hash_password, random_token, sha256_hex, verify_password
 
 from ..auth import tokens
 from ..auth.permissions import ROLES
 from ..settings import settings
 from . import repository as repo
+from . import throttle
 
 PROFILE_FIELDS = ("phone", "college", "degree", "branch", "year_of_study", "graduation_year", "birthday", "gender",
                   "city", "state", "country", "linkedin_url", "github_url", "avatar_url")
@@ -76,9 +78,10 @@ def summary(user: dict) -> dict:
 
 # ---------------------------------------------------------------- users (contract)
 def create_user(*, email: str, password: str | None, name: str, role: str = "student", phone: str | None = None,
-                **profile) -> dict:
+                google_sub: str | None = None, **profile) -> dict:
     """Create an account. ``Conflict`` (409) on a duplicate e-mail; disposable domains refused.
-    ``password=None`` creates an account that can only sign in with Google."""
+    ``password=None`` creates an account that can only sign in with Google (``google_sub`` links
+    it in the same write)."""
     email = normalize_email(email)
     check_not_disposable(email)
     if role not in ROLES:
@@ -91,6 +94,8 @@ def create_user(*, email: str, password: str | None, name: str, role: str = "stu
             "open_enrollments": 0, "invoice_count": 0}
     if phone:
         user["phone"] = phone.strip()
+    if google_sub:
+        user["google_sub"] = google_sub
     for k, v in profile.items():
         if k in PROFILE_FIELDS and v not in (None, ""):
             user[k] = v
@@ -151,12 +156,22 @@ def register(data, ip: str) -> tuple[dict, Tokens]:
     phone = check_phone(data.phone)
     user = create_user(email=data.email, password=data.password, name=data.name, phone=phone,
                        college=data.college)
+    count("Registrations")
     return user, issue_tokens(user)
 
 
 @lru_cache(maxsize=4)
 def _dummy_hash(n: int) -> str:
     return hash_password(random_token(16), n=n)
+
+
+def _needs_rehash(encoded: str) -> bool:
+    """True when the stored scrypt parameters are below the current ones (``scrypt_n``, r=8, p=1)."""
+    try:
+        scheme, n, r, p, _salt, _dk = encoded.split("$")
+        return scheme != "scrypt" or int(n) < settings().scrypt_n or int(r) < 8 or int(p) < 1
+    except ValueError:
+        return False
 
 
 def login(email: str, password: str, ip: str) -> tuple[dict, Tokens]:
@@ -168,23 +183,20 @@ def login(email: str, password: str, ip: str) -> tuple[dict, Tokens]:
     except ValidationFailed:
         verify_password(password, _dummy_hash(s.scrypt_n))
         raise invalid from None
-    now = clock.now_ts()
-    lock = repo.login_failures(email)
-    if lock and float(lock.get("locked_until", 0)) > now:
-        retry = int(float(lock["locked_until"]) - now) + 1
-        raise RateLimited("Too many failed sign-in attempts; try again later", headers={"Retry-After": str(retry)})
+    had_failures = throttle.check("login", email, ip)
     uid = repo.user_id_for_email(email)
     user = repo.get_user(uid, consistent=True) if uid else None
     encoded = user.get("password_hash") if user else None
     ok = verify_password(password, encoded or _dummy_hash(s.scrypt_n))
     if not (ok and user and encoded) or user.get("disabled"):
-        failures = repo.record_login_failure(email, int(now) + 86400)
-        if failures >= s.login_lockout_threshold:
-            k = failures - s.login_lockout_threshold
-            repo.set_lock(email, now + min(s.login_lockout_max_seconds, s.login_lockout_base_seconds * (2 ** k)))
+        throttle.failed("login", email, ip)
         raise invalid
-    if lock:
-        repo.clear_login_failures(email)
+    if had_failures:
+        throttle.succeeded("login", email, ip)
+    if _needs_rehash(encoded):
+        # transparent upgrade to the current cost; a concurrent password change wins
+        repo.set_password_hash_if_unchanged(user["id"], encoded, hash_password(password, n=s.scrypt_n))
+    count("SignIns", method="password")
     return user, issue_tokens(user)
 
 
@@ -246,21 +258,27 @@ def reset_password(token: str, password: str, ip: str) -> dict:
     Every access token and refresh session issued before the reset stops working."""
     _rate(f"reset#{ip}", settings().login_rate_per_minute)
     invalid = BadRequest("This link is invalid or has expired")
+    # the token is the credential and names no account until it is valid: throttled per IP
+    # (the same back-off as a sign-in pair; docs/internships-journey.md "Credential throttling")
+    had_failures = throttle.check("reset", throttle.NO_ACCOUNT, ip)
     if not token or len(token) > 200:
+        throttle.failed("reset", throttle.NO_ACCOUNT, ip)
         raise invalid
     check_password_policy(password)
     h = sha256_hex(token)
     item = repo.password_token(h)
     now_ts = int(clock.now_ts())
-    if not item or int(item.get("expires_at", 0)) <= now_ts:
-        raise invalid
-    user = repo.get_user(str(item["user_id"]), consistent=True)
+    user = repo.get_user(str(item["user_id"]), consistent=True) if item and int(item.get("expires_at", 0)) > now_ts \
+        else None
     if not user or user.get("disabled"):
+        throttle.failed("reset", throttle.NO_ACCOUNT, ip)
         raise invalid
     try:
         repo.consume_password_token(h, user["id"], hash_password(password, n=settings().scrypt_n), clock.now_iso(),
                                     now_ts)
     except ConditionFailed:
+        throttle.failed("reset", throttle.NO_ACCOUNT, ip)
         raise invalid from None
-    repo.clear_login_failures(user["email"])
+    if had_failures:
+        throttle.succeeded("reset", throttle.NO_ACCOUNT, ip)
     return user

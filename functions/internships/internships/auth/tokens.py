@@ -1,4 +1,5 @@
-"""Access tokens: HS256 JWTs valid ``access_token_minutes`` (15), key from Secrets Manager."""
+"""Access tokens: HS256 JWTs valid ``access_token_minutes`` (15), key from Secrets Manager; the OAuth
+state cookie's own key."""
 from __future__ import annotations
 
 from lambdakit import clock, ids
@@ -18,6 +19,17 @@ def signing_key() -> str:
     if not s.jwt_secret_arn:
         raise ServiceUnavailable("Authentication is not configured")
     return secrets_store.secret_string(s.jwt_secret_arn)
+
+
+def oauth_state_key() -> str | None:
+    """HMAC key of the OAuth state cookie: its own secret, never the access-token key (a leak of
+    one does not forge the other). ``None`` when not configured (Google sign-in then refuses)."""
+    s = settings()
+    if s.oauth_state_secret:
+        return s.oauth_state_secret
+    if not s.oauth_state_secret_arn:
+        return None
+    return secrets_store.secret_string(s.oauth_state_secret_arn)
 
 
 def issue_access_token(user: dict) -> tuple[str, int]:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import json_object, parse_model
+from lambdakit.http import client_ip, json_object, parse_model
 from lambdakit.openapi import doc
 
-from ..auth import require_user
+from ..auth import principal, require_user
 from ..coupons import service as coupons
 from ..http import build_app, lambda_entry, ok
 from . import service
@@ -28,10 +28,14 @@ def get_domain(slug: str):
 
 
 @router.post("/api/coupons/validate", summary="Check a coupon for a domain and amount", middlewares=[require_user],
-             description="200 {valid, discount, coupon, finalAmount}; an unusable coupon is valid:false with a "
-                         "message (no use is consumed here).",
-             openapi_extensions=doc(body="internships.catalog.models:CouponValidateRequest", response="internships.catalog.models:CouponValidation"))
+             description="200 {valid, discount, coupon, finalAmount}; a coupon the student cannot use (unknown, "
+                         "inactive, expired, used up or for another domain) is valid:false with the one message "
+                         "\"This coupon code is not valid\" (no use is consumed here). Rate limited per user "
+                         "(10/min) and per IP (30/min): 429 with Retry-After.",
+             openapi_extensions=doc(body="internships.catalog.models:CouponValidateRequest",
+                                    response="internships.catalog.models:CouponValidation", errors=(429,)))
 def validate_coupon():
+    coupons.check_validate_rate(principal(router).user_id, client_ip(router))
     data = parse_model(CouponValidateRequest, json_object(router))
     return ok({"success": True, **coupons.validate(data.code, data.domainId, data.amount)})
 

@@ -2,6 +2,7 @@
 ``COUPONCODE#<CODE>``/``CODE``. Redemption ops are returned for the caller's transaction."""
 from __future__ import annotations
 
+from lambdakit import ratelimit
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
 from ..store import clean as _clean
@@ -11,6 +12,10 @@ from ..store import table
 def key(coupon_id: str) -> tuple[str, str]:
     return f"COUPON#{coupon_id}", "COUPON"
 
+
+
+def rate_hit(subject: str, limit: int, window_seconds: int) -> ratelimit.RateDecision:
+    return ratelimit.hit(table(), subject, limit, window_seconds)
 
 
 def get(coupon_id: str, *, consistent: bool = False) -> dict | None:

@@ -1,10 +1,24 @@
-"""Coupon rules: applicability, discount computation, admin CRUD."""
+"""Coupon rules: applicability, discount computation, admin CRUD.
+
+Students are told only what they need: every refusal (unknown, inactive, expired, used up,
+other domain) is the one answer ``NOT_VALID``, so codes cannot be told apart by probing;
+``problem`` keeps the precise reason for the logs and the admin side. ``POST /api/coupons/validate``
+is rate limited per signed-in user and per IP (docs/internships-journey.md "Coupons").
+"""
 from __future__ import annotations
 
-from lambdakit import clock, ids
-from lambdakit.errors import BadRequest, NotFound
+import logging
 
+from lambdakit import clock, ids, ratelimit
+from lambdakit.errors import BadRequest, NotFound, RateLimited
+
+from ..settings import settings
 from . import repository as repo
+
+logger = logging.getLogger("internships.coupons")
+
+#: The single answer for every coupon a student cannot use.
+NOT_VALID = "This coupon code is not valid"
 
 
 def discount_for(coupon: dict, amount: float) -> float:
@@ -43,7 +57,8 @@ def usable(code: str, domain_id: str) -> dict:
     c = find(code)
     why = problem(c, domain_id)
     if why or c is None:  # problem() names a missing coupon; the check narrows c for the return
-        raise BadRequest(why or "Invalid coupon code")
+        logger.info("coupon refused", extra={"reason": why})
+        raise BadRequest(NOT_VALID)
     return c
 
 
@@ -60,11 +75,23 @@ def admin_view(c: dict) -> dict:
             "created_at": c.get("created_at"), "updated_at": c.get("updated_at")}
 
 
+def check_validate_rate(user_id: str, ip: str) -> None:
+    """``RateLimited`` (429 + Retry-After) past the per-user or the per-IP budget of the validate route."""
+    s = settings()
+    for subject, spec in ((f"coupon-validate#user#{user_id}", s.coupon_validate_user_rate),
+                          (f"coupon-validate#ip#{ip}", s.coupon_validate_ip_rate)):
+        limit, window = ratelimit.parse_rate(spec)
+        d = repo.rate_hit(subject, limit, window)
+        if not d.allowed:
+            raise RateLimited("Too many coupon checks; try again later", headers=d.headers())
+
+
 def validate(code: str, domain_id: str | None, amount: float | None) -> dict:
     c = find(code)
     why = problem(c, domain_id)
     if why or c is None:  # problem() names a missing coupon; the check narrows c for what follows
-        return {"valid": False, "discount": 0, "coupon": None, "message": why or "Invalid coupon code"}
+        logger.info("coupon refused", extra={"reason": why})
+        return {"valid": False, "discount": 0, "coupon": None, "message": NOT_VALID}
     d = discount_for(c, amount or 0)
     return {"valid": True, "discount": d, "coupon": public_view(c),
             "finalAmount": round(max(0.0, float(amount or 0) - d), 2)}
