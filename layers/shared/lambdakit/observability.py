@@ -55,11 +55,17 @@ def count(name: str, value: float = 1, unit: str = "Count", **dimensions: str) -
     from aws_lambda_powertools.metrics import MetricUnit
 
     m = metrics()
+    # The namespace of the function running now: the local runtime serves the three services in
+    # one process (each invocation with its own function environment), Lambda one function.
+    ns = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "Local"
+    if m.namespace != ns:
+        flush_metrics()
+        m.namespace = ns
     u = MetricUnit(unit) if not isinstance(unit, MetricUnit) else unit
     if dimensions:
         from aws_lambda_powertools.metrics import single_metric
 
-        with single_metric(name=name, unit=u, value=value, namespace=m.namespace) as sm:
+        with single_metric(name=name, unit=u, value=value, namespace=ns) as sm:
             for k, v in dimensions.items():
                 sm.add_dimension(name=k, value=str(v) or "none")
         return
