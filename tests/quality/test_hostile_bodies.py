@@ -94,6 +94,8 @@ def test_hostile_bodies_on_every_route(request, service):
         if r.status >= 500:
             failures.append(f"{case.label} -> {r.status} {r.text[:160]}")
             continue
+        if r.status == 413 and len(case.body) > 4_000_000 and r.json() == {"message": "Request Entity Too Large"}:
+            continue  # over Lambda's 6 MB event: API Gateway's own 413, the function never runs (as on AWS)
         if 400 <= r.status < 500 and "json" in (r.headers.get("content-type") or ""):
             try:
                 jsonschema.validate(r.json(), schema)
