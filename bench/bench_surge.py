@@ -32,6 +32,7 @@ Prints the busiest items per surge (key pattern with ids masked), then one JSON 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -62,6 +63,7 @@ class Writes:
     def __init__(self) -> None:
         self.on = False
         self.actor = "setup"
+        self.phase = ""  # scaled surges: each phase has its own actors and timeline
         self.sim: float | None = None  # frozen simulated time (epoch seconds)
         self.keys: dict[str, dict[str, Any]] = defaultdict(lambda: {"writes": 0, "actors": set(), "t0": None,
                                                                     "t1": None})
@@ -72,8 +74,8 @@ class Writes:
         if self.sim is not None:
             clock.set_offset(self.sim - time.time())
 
-    def at(self, t: float, actor: str) -> None:
-        self.sim, self.actor = t, actor
+    def at(self, t: float, actor: str, phase: str = "") -> None:
+        self.sim, self.actor, self.phase = t, actor, phase
         self.freeze()
 
     def hook(self, params: dict | None = None, model: Any = None, **_: Any) -> None:
@@ -103,7 +105,7 @@ class Writes:
             self.record(_val(k.get("pk")) + " | " + _val(k.get("sk")))
 
     def record(self, key: str) -> None:
-        g = self.keys[time_masked(key)]
+        g = self.keys[f"{self.phase}@{time_masked(key)}"]
         g["writes"] += 1
         g["actors"].add(self.actor)
         t = self.sim if self.sim is not None else time.time()
@@ -133,18 +135,22 @@ def id_masked(key: str) -> str:
 
 
 def report(name: str, w: Writes, *, mode: str, n_small: int = 1, n_full: int = 1, horizon: float = 1.0,
-           top: int = 6) -> dict:
-    """Full-scale writes/s per key group; printed and returned (busiest first)."""
+           phases: dict[str, tuple[int, float]] | None = None, top: int = 8) -> dict:
+    """Full-scale writes/s per key group; printed and returned (busiest first). ``phases`` gives
+    per phase (``n_small`` actors, ``horizon`` seconds) when they differ from the surge's."""
     scale = n_full / max(1, n_small)
     rows: dict[str, dict] = {}
-    for key, g in w.keys.items():
+    for pkey, g in w.keys.items():
+        phase, _, key = pkey.partition("@")
         if mode == "slice":
             rate = g["writes"] / horizon
         else:
-            shared = len(g["actors"]) > 1
-            span = (g["t1"] - g["t0"]) + horizon / max(1, n_small)
+            n_ph, t_ph = (phases or {}).get(phase, (n_small, horizon))
+            # a phase's actors may be a part of the surge's: the multiplier stays N_full/n_small
+            shared = len(g["actors"]) > 1 or phase == "sweep"
+            span = (g["t1"] - g["t0"]) + t_ph / max(1, n_ph)
             rate = g["writes"] * (scale if shared else 1) / max(1.0, span)
-        pattern = id_masked(key)
+        pattern = id_masked(key) + (f"  [{phase}]" if phase else "")
         prev = rows.get(pattern)
         if prev is None or rate > prev["writes_per_s"]:
             rows[pattern] = {"item": pattern, "writes_per_s": round(rate, 1), "writes": g["writes"],
@@ -174,15 +180,20 @@ def harness(only: list[str], writes: Writes, env: dict[str, str] | None = None):
     return app
 
 
-def run_events(events: list[tuple[float, str, Callable[[], Any]]], w: Writes) -> None:
-    for t, actor, fn in sorted(events, key=lambda e: e[0]):
-        w.at(t, actor)
+def _at(ts: float) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(ts, tz=datetime.timezone.utc)
+
+
+def run_events(events: list[tuple], w: Writes) -> None:
+    """``(time, actor, fn[, phase])`` in time order, the clock frozen at each one's time."""
+    for t, actor, fn, *phase in sorted(events, key=lambda e: e[0]):
+        w.at(t, actor, phase[0] if phase else "")
         fn()
 
 
 # ---------------------------------------------------------------- surges
 def exam_start(quick: bool) -> dict:
-    n, n_full, timer_min = (8 if quick else 60), 5000, 5
+    n, n_full, timer_min = (6 if quick else 40), 5000, 5
     w = Writes()
     harness(["exams"], w)
     from exams.attempts import service as attempts
@@ -192,6 +203,7 @@ def exam_start(quick: bool) -> dict:
     from exams.identity import Principal
     from exams.questions import service as questions
     from exams.tests import service as tests
+    from lambdakit import clock
 
     sa = Principal("sa", "super_admin", None, "sa@example.com", "SA")
     cid = create_client(sa, CreateClient(name="Surge", plan_id="enterprise"))["id"]
@@ -201,12 +213,16 @@ def exam_start(quick: bool) -> dict:
            + rows).encode()
     questions.import_csv(ca, csv, client_id=None, folder_id="surge", package_id=None, max_rows=100)
     qs, _, _ = questions.list_questions(ca, None, "surge", page=1, limit=20, cursor=None)
-    t = tests.create(ca, {"test_name": "Surge", "timer": timer_min, "question_ids": [q["id"] for q in qs]})
-    tests.publish(ca, t["id"])
     t0 = time.time() + 10
-    state: dict[str, dict] = {}
-    events: list[tuple[float, str, Callable[[], Any]]] = []
     duration = timer_min * 60
+    end = t0 + duration  # scheduled end: every attempt's deadline (those who start later get less time)
+    t = tests.create(ca, {"test_name": "Surge", "timer": timer_min, "question_ids": [q["id"] for q in qs],
+                          "scheduled_start": clock.iso(_at(t0 - 60)),
+                          "scheduled_end": clock.iso(_at(end))})
+    tests.publish(ca, t["id"])
+    state: dict[str, dict] = {}
+    events: list[tuple] = []
+    manual = 0
     for i in range(n):
         st = Principal(f"student-{i}", "student", cid, f"s{i}@example.com", "S")
         ts = t0 + i * 60.0 / n
@@ -214,23 +230,28 @@ def exam_start(quick: bool) -> dict:
         def start(st=st) -> None:
             state[st.user_id] = attempts.start(st, {"test_id": t["id"], "student_id": st.user_id})
 
-        events.append((ts, st.user_id, start))
-        for k, save_t in enumerate(range(30, duration, 30)):
+        events.append((ts, st.user_id, start, "start"))
+        for k, save_t in enumerate(range(30, int(end - ts), 30)):
             def save(st=st, k=k) -> None:
                 q = qs[k % len(qs)]["id"]
                 attempts.save_answers(st, state[st.user_id]["id"], None, [{"question_id": q, "answer": "A"}])
 
-            events.append((ts + save_t, st.user_id, save))
-        if i % 2 == 0:  # half submit at the deadline, the rest are auto-submitted by the sweep
-            events.append((ts + duration - 1, st.user_id,
-                           lambda st=st: attempts.submit(st, state[st.user_id]["id"], None)))
-    first_tick = (int(t0 + duration) // 60 + 1) * 60
-    for m in range(4):  # the sweep runs every minute
-        events.append((first_tick + 60 * m, "sweep", sweep.run))
+            events.append((ts + save_t, st.user_id, save, "save"))
+        if i % 2 == 0:  # half: the page's timer submits at the deadline (within 2 s); the rest: the sweep
+            manual += 1
+            events.append((end - 2 + 2.0 * (i // 2) / max(1, n // 2), st.user_id,
+                           lambda st=st: attempts.submit(st, state[st.user_id]["id"], None), "submit"))
+    first_tick = (int(end + 60) // 60 + 1) * 60  # after the grace period, at the next minute
+    for m in range(3):  # the sweep runs every minute
+        events.append((first_tick + 60 * m, "sweep", sweep.run, "sweep"))
     w.on = True
     run_events(events, w)
     w.on = False
-    return report("exam_start", w, mode="scaled", n_small=n, n_full=n_full, horizon=60.0)
+    # phases: starts over 60 s; saves over the test; submits in the last 2 s; the sweep's share of
+    # the attempts submitted within one run (one minute)
+    return report("exam_start", w, mode="scaled", n_small=n, n_full=n_full, horizon=60.0,
+                  phases={"start": (n, 60.0), "save": (n, float(duration)), "submit": (manual, 2.0),
+                          "sweep": (1, 60.0)})
 
 
 def enrollment_sale(quick: bool) -> dict:
