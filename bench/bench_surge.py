@@ -119,6 +119,7 @@ def _val(v: Any) -> str:
     return str(v or "")
 
 
+_SHARD = re.compile(r"#S(\d+)(?= \| )")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T[0-9:.]+Z?)?")
 _EPOCH = re.compile(r"(?<![0-9A-Za-z])\d{9,11}(?![0-9A-Za-z])")
 _ID = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{10,}(?![A-Za-z0-9])")
@@ -139,8 +140,20 @@ def report(name: str, w: Writes, *, mode: str, n_small: int = 1, n_full: int = 1
     """Full-scale writes/s per key group; printed and returned (busiest first). ``phases`` gives
     per phase (``n_small`` actors, ``horizon`` seconds) when they differ from the surge's."""
     scale = n_full / max(1, n_small)
-    rows: dict[str, dict] = {}
+    # shards of one counter (``pk#S<i>``, lambdakit.shards) are grouped: the counter's writes are
+    # spread over its shards; the shard count is estimated from the highest index seen (a low
+    # estimate with few writes, so the per-shard rate is conservative)
+    groups: dict[str, dict[str, Any]] = {}
     for pkey, g in w.keys.items():
+        base = _SHARD.sub("", pkey)
+        m = _SHARD.search(pkey)
+        agg = groups.setdefault(base, {"writes": 0, "actors": set(), "t0": g["t0"], "t1": g["t1"], "shards": 1})
+        agg["writes"] += g["writes"]
+        agg["actors"] |= g["actors"]
+        agg["t0"], agg["t1"] = min(agg["t0"], g["t0"]), max(agg["t1"], g["t1"])
+        agg["shards"] = max(agg["shards"], int(m.group(1)) + 1 if m else 1)
+    rows: dict[str, dict] = {}
+    for pkey, g in groups.items():
         phase, _, key = pkey.partition("@")
         if mode == "slice":
             rate = g["writes"] / horizon
@@ -150,11 +163,13 @@ def report(name: str, w: Writes, *, mode: str, n_small: int = 1, n_full: int = 1
             shared = len(g["actors"]) > 1 or phase == "sweep"
             span = (g["t1"] - g["t0"]) + t_ph / max(1, n_ph)
             rate = g["writes"] * (scale if shared else 1) / max(1.0, span)
-        pattern = id_masked(key) + (f"  [{phase}]" if phase else "")
+        rate /= g["shards"]
+        pattern = id_masked(key) + (f"  ({g['shards']} shards)" if g["shards"] > 1 else "") + (
+            f"  [{phase}]" if phase else "")
         prev = rows.get(pattern)
         if prev is None or rate > prev["writes_per_s"]:
             rows[pattern] = {"item": pattern, "writes_per_s": round(rate, 1), "writes": g["writes"],
-                             "actors": len(g["actors"])}
+                             "actors": len(g["actors"]), "shards": g["shards"]}
     ordered = sorted(rows.values(), key=lambda r: -r["writes_per_s"])[:top]
     lines = [f"-- {name} ({mode}{'' if mode == 'slice' else f', x{scale:g}'})"]
     for r in ordered:

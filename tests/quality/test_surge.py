@@ -83,3 +83,28 @@ def test_a_used_up_window_refuses_a_flood_without_writing(campaigns_app):
     assert all(d.remaining == 0 and "Retry-After" in d.headers() for d in flood)
     assert cc.total("dynamodb") == 0
     assert ratelimit.hit(t, "other", 3, 60).allowed  # other subjects are unaffected
+
+
+def test_exam_stats_and_audit_counters_sum_exactly_under_a_deadline_burst(exams_app, atomic_moto):
+    """The counters every submit bumps (platform and tenant stats, audit totals) are sharded:
+    60 parallel bumps read back exactly, spread over several items."""
+    from exams.audit import repository as audit
+    from exams.stats import counters
+    from lambdakit import ids, shards
+
+    def submit(i: int) -> None:
+        counters.bump("client-x", attempts_submitted=1, score_sum=0.5)
+        audit.put_row({"id": ids.new_id(), "created_at": f"2026-01-01T00:00:{i:02d}.000Z", "user_id": f"u{i % 3}",
+                       "action": "attempt.submit", "entity_type": "attempt", "entity_id": f"a{i}"})
+
+    _parallel(submit, 60)
+    assert counters.read(None)["attempts_submitted"] == 60
+    got = counters.read("client-x")
+    assert got["attempts_submitted"] == 60 and abs(got["score_sum"] - 30.0) < 1e-9
+    assert audit.count("ALL") == 60 and audit.count("ACTION#attempt.submit") == 60
+    assert sum(audit.count(f"USER#u{k}") for k in range(3)) == 60
+    t = audit.table()
+    used = [t.get(pk, sk, consistent=True) for pk, sk in shards.keys(counters.GLOBAL_PK, counters.SK, counters.SHARDS)]
+    assert counters.SHARDS >= 4 and sum(1 for it in used if it) >= 4  # the burst is spread
+    used = [t.get(pk, sk, consistent=True) for pk, sk in shards.keys(audit.COUNT_PK, "ALL", audit.COUNT_SHARDS)]
+    assert sum(1 for it in used if it) >= 4
