@@ -3,7 +3,8 @@
 Four surges run through the real code on the in-process harness (moto, ``local_runtime.testing.HARNESS``):
 
 - ``exam_start``: 5,000 students start one published test within 60 s, save answers every 30 s and
-  submit at the deadline (half manually, half by the auto-submit sweep).
+  submit at its scheduled end, the common deadline (half by the page's timer within the last 2 s,
+  half by the auto-submit sweep).
 - ``campaign_send``: a 1,000,000-recipient campaign at SES 1,000 mails/s (send worker, rate gate,
   per-campaign and day/provider counters), opens and clicks at 10 % of the send rate (tracking routes).
 - ``enrollment_sale``: 2,000 students enroll and pay in the first minute, one coupon capped at 500 uses.
@@ -19,8 +20,11 @@ so time-bucketed keys (rate windows, day counters) fall in realistic buckets; in
 time bucket is masked (the live bucket item takes the whole rate) but ids are kept.
 
 - *scaled* surges (exam, enrollment): ``n`` actors (students) spread over the full timeline of ``N``;
-  a key written by several actors gets ``writes x N/n``, a key of one actor keeps its writes;
-  writes/s = that / max(1 s, span + T/n) (span = first to last write; T/n = one actor's slot).
+  per phase (exam: start, save, submit, sweep), a key written by several actors gets
+  ``writes x N/n``, a key of one actor keeps its writes; writes/s = that / max(1 s, span + T/n)
+  (span = first to last write in the phase; T/n = one actor's slot in the phase).
+- shards of one counter (``pk#S<i>``, ``lambdakit.shards``) are grouped; the rate is divided by
+  the shard count seen (highest index + 1).
 - *slice* surges (campaign, API key): a short slice at the full rate (1,000 sends/s; 1,000 req/s),
   so writes/s = writes / slice seconds (no extrapolation over actors).
 
