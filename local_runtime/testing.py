@@ -102,11 +102,12 @@ def export_env(svc: Service, env: ServiceEnv) -> None:
 
 
 def reset_runtime_caches() -> None:
-    """Forget what the process cached between tests (settings, clock offset)."""
-    from lambdakit import clock, settings
+    """Forget what the process cached between tests (settings, clock offset, used-up rate windows)."""
+    from lambdakit import clock, ratelimit, settings
 
     clock.set_offset(0)
     settings.reset_settings()
+    ratelimit.forget()
 
 
 def start(only: list[str] | None = None, *, clients: Clients | None = None,

@@ -3,13 +3,18 @@
 One item per (subject, window start); ``ADD`` increments it atomically and a TTL
 removes it after the window. A request is admitted while the post-increment count
 is at most the limit, so no more than ``limit`` requests are ever admitted per window.
+
+A limit high enough to make its window item hot is write-sharded with per-shard budgets that
+sum to the limit (``hit``: exact, never over-admits), and a used-up window is remembered in the
+process so refused floods do not write (issue #21 part 2).
 """
 from __future__ import annotations
 
 import math
+import secrets
 from dataclasses import dataclass
 
-from . import clock
+from . import clock, shards
 from .ddb import Table
 
 
@@ -54,17 +59,83 @@ def parse_rate(spec: str) -> tuple[int, int]:
     return n, WINDOWS[unit] * mult
 
 
+#: A limit is sharded only when one window can admit more than this many writes (``limit / cost``):
+#: below it the window item cannot take more than 1,000 admitted writes per window, and refused
+#: requests of a used-up window do not write (``_spent``), so even a burst stays at the ceiling's
+#: order for at most the one second it takes to use the limit up. Keeps ``X-RateLimit-Remaining``
+#: exact for the plan limits (100 and 1,000 per minute).
+SHARD_ABOVE = 1000
+#: Smallest per-shard budget (in requests): fewer, larger shards waste less of the limit near its end.
+MIN_SHARD_BUDGET = 50
+#: Shards tried per request before it is refused (each try is one write).
+PROBES = 2
+
+# Windows known to be used up in this process: ``(table, subject, window, start, shard)``. Hits
+# only grow inside a window, so once a shard's count passed its budget every later hit there is
+# refused too: refusing without writing is exact, and it keeps a flood of refused requests off
+# the window item. Entries die with the window (pruned as new windows start).
+_spent: set[tuple[str, str, int, int, int]] = set()
+
+
+def forget() -> None:
+    """Drop the in-process knowledge of used-up windows (tests reset the tables under it)."""
+    _spent.clear()
+
+
+def shards_for(limit: int, cost: int = 1) -> int:
+    """Shards of a limit: 1 unless a window can admit more than ``SHARD_ABOVE`` writes; then one
+    shard per ``lambdakit.shards.PER_SHARD_WRITES`` admitted writes (a whole window's budget used
+    in one second still keeps each shard far under the partition ceiling), each shard keeping a
+    budget of at least ``MIN_SHARD_BUDGET`` requests."""
+    writes = limit / max(1, cost)
+    if writes <= SHARD_ABOVE:
+        return 1
+    return max(1, min(shards.shard_count(writes), int(writes // MIN_SHARD_BUDGET)))
+
+
+def budget(limit: int, n_shards: int, shard: int) -> int:
+    """Per-shard budgets sum exactly to ``limit``: no window admits more than ``limit``."""
+    return limit // n_shards + (1 if shard < limit % n_shards else 0)
+
+
 def hit(table: Table, subject: str, limit: int, window_seconds: int, *, cost: int = 1) -> RateDecision:
+    """Count one request (of ``cost``) against ``limit`` per fixed window; admitted at most ``limit``.
+
+    Sharded limits (see :func:`shards_for`) split the limit into per-shard budgets that sum to it;
+    a request adds to a random shard and, when that shard is used up, to one more. Never more than
+    ``limit`` is admitted; the trade-off is that a request can be refused while another shard still
+    has a little budget (at most ``PROBES`` tries), i.e. up to a few percent of the limit near its
+    end goes unused. ``remaining`` is then an estimate (the tried shard's share scaled up)."""
     now = clock.now_ts()
     start = int(now // window_seconds) * window_seconds
     reset = start + window_seconds
-    item = table.update(
-        f"RL#{subject}", f"W#{window_seconds}#{start}",
-        add={"hits": cost}, set={"ttl": reset + 60},
-    )
-    count = int(item.get("hits", cost))
-    allowed = count <= limit
+    n = shards_for(limit, cost)
+    base = (table.name, subject, window_seconds, start)
+    if len(_spent) > 1024:  # ended windows are never looked up again
+        _spent.difference_update({k for k in list(_spent) if k[3] + k[2] <= now})
+    order = [i for i in _order(n) if (*base, i) not in _spent][:PROBES]
+    count = limit + cost  # every shard known used up: refused without a write
+    allowed = False
+    share = limit
+    for i in order:
+        pk, sk = shards.shard_key(f"RL#{subject}", f"W#{window_seconds}#{start}", i)
+        item = table.update(pk, sk, add={"hits": cost}, set={"ttl": reset + 60})
+        share = budget(limit, n, i)
+        got = int(item.get("hits", cost))
+        if got <= share:
+            allowed, count = True, got
+            break
+        _spent.add((*base, i))
+        count = got
+    used = limit if not allowed and n > 1 else min(limit, count * limit // max(1, share))
     return RateDecision(
-        allowed=allowed, limit=limit, remaining=max(0, limit - count), reset_at=reset,
+        allowed=allowed, limit=limit, remaining=max(0, limit - used), reset_at=reset,
         retry_after=max(1, math.ceil(reset - now)), window=window_seconds,
     )
+
+
+def _order(n: int) -> list[int]:
+    if n == 1:
+        return [0]
+    first = shards.pick(n)
+    return [first] + [i for i in secrets.SystemRandom().sample(range(n), n) if i != first]

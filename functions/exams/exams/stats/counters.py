@@ -4,15 +4,23 @@ Items: ``pk="STATS#GLOBAL"`` and ``pk=f"STATS#CLIENT#{client_id}"``, ``sk="COUNT
 Names: clients, students, client_admins, questions, tests, tests_published, attempts,
 attempts_submitted, score_sum, pass_count, proctoring_events, and ``plan#<plan_id>`` for the
 plan distribution (global item). Deltas may be negative.
+
+Each counter item is write-sharded (``lambdakit.shards``, ``SHARDS`` items, read by summing):
+attempts start and submit bump the global and the tenant item, and an exam's deadline submits
+thousands per second. ``bump`` adds to a random shard; ``ops`` (inside a caller's transaction,
+admin actions at low rates) to shard 0, so a transaction never touches one item twice.
 """
 from __future__ import annotations
 
+from lambdakit import shards
 from lambdakit.ddb import Table
 
 from ..settings import settings
 
 SK = "COUNTERS"
 GLOBAL_PK = "STATS#GLOBAL"
+#: 5,000 submits in a few seconds at a deadline: 20 shards of <= 250 writes/s each.
+SHARDS = shards.shard_count(5000)
 
 
 def client_pk(client_id: str) -> str:
@@ -41,15 +49,14 @@ def bump(client_id: str | None, **deltas: int | float) -> None:
     if not deltas:
         return
     t = _table()
-    t.increment(GLOBAL_PK, SK, deltas)
+    shards.add(t, GLOBAL_PK, SK, deltas, SHARDS)
     if client_id:
-        t.increment(client_pk(client_id), SK, deltas)
+        shards.add(t, client_pk(client_id), SK, deltas, SHARDS)
 
 
 def read(client_id: str | None) -> dict:
     """The counters of a tenant (or the global ones for ``None``); missing names read as absent."""
-    item = _table().get(client_pk(client_id) if client_id else GLOBAL_PK, SK) or {}
-    return {k: v for k, v in item.items() if k not in ("pk", "sk")}
+    return shards.read(_table(), client_pk(client_id) if client_id else GLOBAL_PK, SK, SHARDS)
 
 
 def merge(ops_list: list[dict]) -> list[dict]:
