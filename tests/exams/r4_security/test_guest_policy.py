@@ -100,12 +100,11 @@ def test_unanswered_guest_attempts_take_no_candidate_slot(small):
 
 
 def test_guest_start_rates_per_ip_and_per_share_code(small, monkeypatch):
-    from lambdakit import settings as lk_settings
-
     import math
     import time
 
     from lambdakit import clock
+    from lambdakit import settings as lk_settings
 
     monkeypatch.setenv("EXAMS_GUEST_START_IP_RATE", "3/hour")
     monkeypatch.setenv("EXAMS_GUEST_START_RATE", "5/hour")
