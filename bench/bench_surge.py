@@ -216,6 +216,7 @@ def exam_start(quick: bool) -> dict:
     w = Writes()
     harness(["exams"], w)
     from exams.attempts import service as attempts
+    from exams.attempts import start as starting
     from exams.attempts import sweep
     from exams.clients.models import CreateClient
     from exams.clients.service import create_client
@@ -247,7 +248,7 @@ def exam_start(quick: bool) -> dict:
         ts = t0 + i * 60.0 / n
 
         def start(st=st) -> None:
-            state[st.user_id] = attempts.start(st, {"test_id": t["id"], "student_id": st.user_id})
+            state[st.user_id] = starting.start(st, {"test_id": t["id"], "student_id": st.user_id})
 
         events.append((ts, st.user_id, start, "start"))
         for k, save_t in enumerate(range(30, int(end - ts), 30)):

@@ -134,3 +134,14 @@ def test_fetch_refuses_private_addresses_outside_local_and_caps_size(eng, feeds,
     with pytest.raises(FetchError, match="refused"):
         fetch("https://169.254.169.254/latest/meta-data")
     assert len(srv.hits) == n  # never connected
+
+
+def test_delete_jobs_older_than_an_impossible_age_is_a_400(eng, intern_users):
+    """Found by CI's short fuzz: olderThanDays=127594615 named a date before year 1 (500)."""
+    admin = intern_users.staff("admin")
+    for bad in ("127594615", "36501", "-1"):
+        r = eng.internships.delete("/api/admin/jobs", query={"olderThanDays": bad}, headers=admin.headers)
+        assert r.status == 400, (bad, r.text)
+        assert "olderThanDays" in r.json()["error"]
+    r = eng.internships.delete("/api/admin/jobs", query={"olderThanDays": "36500"}, headers=admin.headers)
+    assert r.status == 200, r.text

@@ -78,9 +78,13 @@ def list_jobs():
     return ok(jobs.admin_list(query(router, "page"), query(router, "limit")))
 
 
+#: 100 years: older cut-offs name dates before year 1 (and mean nothing for job postings).
+MAX_OLDER_THAN_DAYS = 36_500
+
+
 @router.delete("/api/admin/jobs", middlewares=JOBS, summary="Delete jobs",
                openapi_extensions=doc(query=_M + "JobsDeleteQuery", response=_M + "JobsDeleted"),
-               description="Query or body: jobId (one), olderThanDays (N), or all=true; bulk deletes remove up to "
+               description="Query or body: jobId (one), olderThanDays (0..36500), or all=true; bulk deletes remove up to "
                            "200 oldest per call and answer more=true when more remain.")
 def delete_jobs():
     body = json_object(router, required=False)
@@ -90,8 +94,8 @@ def delete_jobs():
         older_days = None if older is None or older == "" else int(older)
     except (TypeError, ValueError):
         raise BadRequest("olderThanDays must be an integer") from None
-    if older_days is not None and older_days < 0:
-        raise BadRequest("olderThanDays must be at least 0")
+    if older_days is not None and not 0 <= older_days <= MAX_OLDER_THAN_DAYS:
+        raise BadRequest(f"olderThanDays must be between 0 and {MAX_OLDER_THAN_DAYS}")
     all_flag = body.get("all") is True or query(router, "all") in ("1", "true")
     me = principal(router)
     result = jobs.admin_delete(job_id, older_days, all_flag)
