@@ -75,6 +75,79 @@ def _bulk(ctx, v, body):
     return _data(ctx.client.get(f"/email/bulk/{bid}", headers=ctx.headers)) if bid else None
 
 
+def _outbox(addrs):
+    """How many messages each address got (a send applied twice shows as 2)."""
+    def read(ctx, v, body):
+        out = {}
+        for a in addrs(v):
+            r = ctx.client.get("/email/outbox", query={"to": a}, headers=ctx.headers)
+            out[a.replace(v["t"], "<t>")] = len(r.json()["data"]["messages"])
+        return out
+    return read
+
+
+def _drain(ctx: Ctx, url_env: str, fn: str) -> int:
+    """Deliver the queue to the worker until empty; a message whose handler failed is visible
+    again at once (SQS redelivery, without the visibility wait)."""
+    import os
+
+    import boto3
+
+    sqs, url, handled = boto3.client("sqs", region_name="us-east-1"), os.environ[url_env], 0
+    from tests.campaigns.conftest import Pipeline
+
+    for _ in range(50):
+        msgs = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"],
+                                   VisibilityTimeout=0).get("Messages", [])
+        if not msgs:
+            return handled
+        try:
+            resp = ctx.client.invoke_function(fn, Pipeline.event(msgs))
+            failed = {f["itemIdentifier"] for f in (resp or {}).get("batchItemFailures", [])}
+        except Exception:  # noqa: BLE001 - the whole batch is redelivered
+            continue
+        for m in msgs:
+            if m["MessageId"] not in failed:
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+                handled += 1
+    return handled
+
+
+def sent_campaign(ctx: Ctx) -> dict:
+    v = campaign(ctx)
+    r = ctx.client.post(f"/campaigns/{v['id']}/send", json={"confirm": True}, headers=ctx.headers)
+    assert r.status in (200, 202), r.text
+    return v
+
+
+def queued_bulk(ctx: Ctx) -> dict:
+    t = tag()
+    d = _post(ctx, "/email/bulk", {"recipients": [{"to": f"b{i}{t}@example.com"} for i in range(3)],
+                                   "subject": "Hi", "html": "<p>x</p>", "batch_size": 2,
+                                   "provider": {"provider": "sandbox", "from_email": "news@example.com"}})
+    return {"t": t, "bulk": d["bulk_id"]}
+
+
+def _run_campaign(ctx: Ctx, v: dict) -> int:
+    ctx.client.invoke_function("DispatcherFunction", {"source": "aws.events", "detail-type": "Scheduled Event"})
+    return _drain(ctx, "CAMPAIGNS_SEND_QUEUE_URL", "SendWorkerFunction")
+
+
+def _campaign_and_outbox(ctx, v, body):
+    c = _data(ctx.client.get(f"/campaigns/{v['id']}", headers=ctx.headers))
+    return {"campaign": c, "outbox": _outbox(lambda v: [f"r{i}{v['t']}@example.com" for i in range(3)])(ctx, v, body)}
+
+
+def _bulk_and_outbox(ctx, v, body):
+    b = _data(ctx.client.get(f"/email/bulk/{v['bulk']}", headers=ctx.headers))
+    return {"bulk": b, "outbox": _outbox(lambda v: [f"b{i}{v['t']}@example.com" for i in range(3)])(ctx, v, body)}
+
+
+def api_key(ctx: Ctx) -> dict:
+    t = tag()
+    return {"t": t, "id": _post(ctx, "/api-keys", {"name": f"K{t}", "role": "analyst"})["id"]}
+
+
 CASES = [
     RouteCase("campaigns POST /contacts", "campaigns", "POST", lambda v: "/contacts", fresh,
               lambda v: {"email": f"n{v['t']}@example.com", "first_name": "Bo", "tags": ["a"]},
@@ -108,13 +181,21 @@ CASES = [
     RouteCase("campaigns PUT /campaigns/{id}", "campaigns", "PUT", lambda v: f"/campaigns/{v['id']}", campaign,
               lambda v: {"subject": "Changed {{email}}"}, _get(lambda v: f"/campaigns/{v['id']}")),
     RouteCase("campaigns POST /campaigns/{id}/send", "campaigns", "POST", lambda v: f"/campaigns/{v['id']}/send",
-              campaign, lambda v: {}, _get(lambda v: f"/campaigns/{v['id']}")),
+              campaign, lambda v: {"confirm": True}, _get(lambda v: f"/campaigns/{v['id']}")),
     RouteCase("campaigns POST /campaigns/{id}/cancel", "campaigns", "POST",
               lambda v: f"/campaigns/{v['id']}/cancel", campaign, lambda v: {},
               _get(lambda v: f"/campaigns/{v['id']}")),
     RouteCase("campaigns POST /email/send", "campaigns", "POST", lambda v: "/email/send", fresh,
               lambda v: {"to": f"s{v['t']}@example.com", "subject": "Hi", "html": "<p>x</p>",
-                         "provider": {"provider": "sandbox", "from_email": "news@example.com"}}),
+                         "provider": {"provider": "sandbox", "from_email": "news@example.com"}},
+              _outbox(lambda v: [f"s{v['t']}@example.com"])),
+    RouteCase("campaigns POST /api-keys", "campaigns", "POST", lambda v: "/api-keys", fresh,
+              lambda v: {"name": f"K{v['t']}", "role": "analyst"}),
+    RouteCase("campaigns DELETE /api-keys/{id}", "campaigns", "DELETE", lambda v: f"/api-keys/{v['id']}", api_key),
+    RouteCase("campaigns worker Dispatcher+SendWorker (campaign)", "campaigns", "RUN", lambda v: "", sent_campaign,
+              None, _campaign_and_outbox, call=_run_campaign),
+    RouteCase("campaigns worker SendWorker (bulk)", "campaigns", "RUN", lambda v: "", queued_bulk, None,
+              _bulk_and_outbox, call=lambda ctx, v: _drain(ctx, "CAMPAIGNS_SEND_QUEUE_URL", "SendWorkerFunction")),
     RouteCase("campaigns POST /email/bulk", "campaigns", "POST", lambda v: "/email/bulk", fresh,
               lambda v: {"recipients": [{"to": f"b{i}{v['t']}@example.com"} for i in range(3)],
                          "subject": "Hi", "html": "<p>x</p>", "batch_size": 2}, _bulk),
