@@ -145,7 +145,7 @@ def _bulk_and_outbox(ctx, v, body):
 
 def api_key(ctx: Ctx) -> dict:
     t = tag()
-    return {"t": t, "id": _post(ctx, "/api-keys", {"name": f"K{t}", "role": "analyst"})["id"]}
+    return {"t": t, "id": _post(ctx, "/api-keys", {"name": f"K{t}", "role": "analyst"})["key_id"]}
 
 
 CASES = [

@@ -52,6 +52,11 @@ def fresh_cid(ctx: Ctx) -> dict:
     return {"t": tag(), "cid": _t(ctx).cid}
 
 
+def fresh_student(ctx: Ctx) -> dict:
+    s = ctx.extra["users"].student(_t(ctx).cid, by=_t(ctx).ca)
+    return {"t": tag(), "sid": s.id, "email": s.email, "name": s.name}
+
+
 def draft(ctx: Ctx) -> dict:
     t = tag()
     q = _t(ctx).question(**mcq(f"Q{t}"))
@@ -136,6 +141,10 @@ CASES = [
               lambda v: {"package_type": "basic"}, None, _as("ca")),
     RouteCase("exams POST /api/subscription-requests", "exams", "POST", lambda v: "/api/subscription-requests",
               fresh, lambda v: {"plan_id": "growth"}, None, _as("ca")),
+    RouteCase("exams PUT /api/profiles/{id}", "exams", "PUT", lambda v: f"/api/profiles/{v['sid']}", fresh_student,
+              lambda v: {"name": f"Renamed {v['t']}"}, _tagged("/api/profiles?limit=100")),
+    RouteCase("exams PUT /api/settings", "exams", "PUT", lambda v: "/api/settings", fresh,
+              lambda v: {"maintenance_mode": False}, _get(lambda v: "/api/settings", "sa"), _as("sa")),
     RouteCase("exams POST /api/create-user", "exams", "POST", lambda v: "/api/create-user", fresh_cid,
               lambda v: {"email": f"u{v['t']}@exams.example.com", "password": "Passw0rd!x1", "name": f"U {v['t']}",
                          "role": "student", "client_id": v["cid"]}, None, _as("ca")),

@@ -82,6 +82,23 @@ def _by_created(path: str, key: str):
     return read
 
 
+def enrolled(ctx: Ctx) -> dict:
+    v = enrollable(ctx)
+    r = ctx.client.post("/api/enrollments/create", json={"domainId": v["d"], "duration": "1"}, headers=v["hdr"])
+    assert r.status == 200, r.text
+    v["e"] = r.json()["enrollment"]["id"]
+    return v
+
+
+def _user(ctx, v, body):
+    r = ctx.client.get(f"/api/admin/users/{v['sid']}", headers=ctx.headers)
+    return r.json() if r.status == 200 else {"status": r.status}
+
+
+def _signed_in(ctx, v, body):
+    return {"me": ctx.client.get("/api/auth/me", headers=v["hdr"]).status}
+
+
 def _student_hdr(ctx, v):
     return v["hdr"]
 
@@ -128,6 +145,19 @@ CASES = [
     RouteCase("internships POST /api/contact", "internships", "POST", lambda v: "/api/contact", fresh,
               lambda v: {"name": "Asha Rao", "email": f"c{v['t']}@example.com", "subject": "Internship",
                          "message": "Hello there"}, None, lambda ctx, v: {}),
+    RouteCase("internships POST /api/enrollments/{id}/cancel", "internships", "POST",
+              lambda v: f"/api/enrollments/{v['e']}/cancel", enrolled, lambda v: {}, _my_enrollments, _student_hdr),
+    RouteCase("internships POST /api/auth/logout", "internships", "POST", lambda v: "/api/auth/logout", student,
+              None, _signed_in, _student_hdr),
+    RouteCase("internships PUT /api/admin/users/{id}", "internships", "PUT", lambda v: f"/api/admin/users/{v['sid']}",
+              student, lambda v: {"college": "IIT Bombay", "phone": "+91 98450 00000"}, _user),
+    RouteCase("internships PUT /api/admin/users/{id}/role", "internships", "PUT",
+              lambda v: f"/api/admin/users/{v['sid']}/role", student, lambda v: {"role": "reviewer"}, _user),
+    RouteCase("internships DELETE /api/admin/users/{id}", "internships", "DELETE",
+              lambda v: f"/api/admin/users/{v['sid']}", student, None, _user),
+    RouteCase("internships POST /api/leads", "internships", "POST", lambda v: "/api/leads", fresh,
+              lambda v: {"name": f"Ravi {v['t']}", "domain": "Web Development", "duration": "2 months",
+                         "phone": "+91 98765 43210", "email": f"l{v['t']}@example.com"}, None, lambda ctx, v: {}),
     RouteCase("internships POST /api/admin/users", "internships", "POST", lambda v: "/api/admin/users", fresh,
               lambda v: {"email": f"u{v['t']}@example.com", "password": "Str0ngPass!", "name": "Rita Reviewer",
                          "role": "reviewer"}),
