@@ -79,7 +79,7 @@ def tag() -> str:
     return uuid.uuid4().hex[:10]
 
 
-_VOLATILE = re.compile(r"(^|_)(id|ids|at|seconds|token|etag|timestamp|time|date|expires|ttl|version|seq|cursor|url|"
+_VOLATILE = re.compile(r"(^|_)(id|ids|at|seconds|taken|token|etag|timestamp|time|date|expires|ttl|version|seq|cursor|url|"
                        r"key|code|hash|secret|number|no)$|Id$|At$", re.I)
 _UUIDISH = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{10,}|"
                       r"\d{4}-\d\d-\d\dT[\d:.]+Z?[+\d:]*", re.I)

@@ -33,7 +33,8 @@ def _ctx(case: RouteCase, request) -> Ctx:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_route_survives_faults(case: RouteCase, request):
     ctx = _ctx(case, request)
-    results = run_case(case, ctx, None if LONG else SAMPLE)
+    # the `make test` sample: one fault per route, in turn, at the first and last call
+    results = run_case(case, ctx, None if LONG else (SAMPLE[CASES.index(case) % len(SAMPLE)],))
     record(results)
     bad = [r for r in results if r["violations"] and not r["xfail"]]
     known = [r for r in results if r["xfail"]]
