@@ -22,7 +22,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test venv check lint typecheck typecheck-domains bench fuzz openapi invoke redrive lock lock-upgrade validate build ci clean
+.PHONY: dev test faults venv check lint typecheck typecheck-domains bench fuzz openapi invoke redrive lock lock-upgrade validate build ci clean
 
 venv: $(STAMP)
 
@@ -38,6 +38,14 @@ dev: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q $(if $(filter 0,$(N)),,-n $(N))
+
+# Fault-injection suite, long profile (issue 23): every route case x DynamoDB fault at its
+# first, a middle and the last data-layer call; ends with {"fault_cases", "violations", "routes"}.
+# `make test` runs a sample of the same cases.
+faults: $(STAMP)
+	rm -f .local/faults/results.jsonl
+	FAULTS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider $(if $(filter 0,$(N)),,-n $(N)) tests/faults/test_routes.py; \
+	  $(PY) -m tests.faults.report
 
 # Fire one function now in the running `make dev` (schedule event by default):
 #   make invoke FN=DispatcherFunction   make invoke FN=CronFunction SVC=internships EVENT=events/x.json

@@ -1,7 +1,7 @@
 """Fault injection on the real boto3 clients (issue 23): botocore event hooks, no fakes.
 
 ``inject(op, fault, at=n)`` makes the ``n``-th call (1-based) of the DynamoDB operation ``op``
-(``"PutItem"``, ``"UpdateItem"``, ``"TransactWriteItems"``, ... or ``"*"`` for any) fail with
+(``"PutItem"``, ``"UpdateItem"``, ``"TransactWriteItems"``, ..., ``"write"`` for any write or ``"*"`` for any) fail with
 ``fault``:
 
 * an AWS error code (``"ConditionalCheckFailedException"``, ``"ProvisionedThroughputExceededException"``,
@@ -26,6 +26,11 @@ from typing import Any, Iterator
 
 _ids = itertools.count()
 
+# ``op="write"``: any DynamoDB call that changes state (the positions the fault suite targets
+# with cancellations and ambiguous writes); ``op="cond"``: a write that carries a condition
+# (the only writes DynamoDB can answer with ConditionalCheckFailed).
+WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
+
 
 def _clients() -> list[Any]:
     from lambdakit import aws
@@ -40,8 +45,15 @@ class Fault:
         self.calls = 0
         self.fired = 0
         self._retry_pending = False
+        self.where = ""  # the operation and product frame the fault hit (for reports)
 
-    def _matches(self, name: str) -> bool:
+    def _matches(self, name: str, params: dict | None = None) -> bool:
+        if self.op == "write":
+            return name in WRITES
+        if self.op == "condtx":
+            return name == "TransactWriteItems" and params is not None and bool(_conditional_items(name, params))
+        if self.op == "cond":
+            return name in WRITES and params is not None and bool(_conditional_items(name, params))
         return self.op == "*" or name == self.op
 
     def _due(self) -> bool:
@@ -49,26 +61,49 @@ class Fault:
 
     # before-call: count, and short-circuit with an error response when due
     def before_call(self, model: Any, params: dict, **_: Any) -> Any:
-        if not self._matches(model.name):
+        if not self._matches(model.name, params):
             return None
         self.calls += 1
         if not self._due():
             return None
+        self.where = f"{model.name} in {_caller()}"
         if self.fault == "ambiguous":
             self._retry_pending = True
             self.fired += 1
             return None
         self.fired += 1
-        return _error_response(self.fault, model.name, params, self.reason_at)
+        reason_at = self.reason_at
+        if self.fault == "cancel:ConditionalCheckFailed" and _conditional_items(model.name, params):
+            reason_at = _conditional_items(model.name, params)[0]  # DynamoDB names a conditioned item
+        return _error_response(self.fault, model.name, params, reason_at)
 
     # needs-retry: after the first (applied) response of an ambiguous call, ask for a resend
     def needs_retry(self, response: Any = None, attempts: int = 0, operation: Any = None, **_: Any) -> Any:
-        if not self._retry_pending or operation is None or not self._matches(operation.name):
+        if not self._retry_pending or operation is None:
             return None
         if attempts == 1:
             self._retry_pending = False
             return 0  # retry now: the server applied the first send, its answer is "lost"
         return None
+
+
+def _conditional_items(name: str, params: dict) -> list[int]:
+    """Indexes of the operations of a write that carry a condition (0 for a single write):
+    only those can fail with ConditionalCheckFailed."""
+    if name == "TransactWriteItems":
+        return [i for i, it in enumerate(params.get("TransactItems") or [])
+                if "ConditionCheck" in it or any("ConditionExpression" in (op or {}) for op in it.values())]
+    return [0] if params.get("ConditionExpression") or params.get("Expected") else []
+
+
+def _caller() -> str:
+    """The innermost product frame (functions/ or lambdakit) of the current call."""
+    import traceback
+
+    for fr in reversed(traceback.extract_stack()):
+        if "/functions/" in fr.filename or ("lambdakit" in fr.filename and not fr.filename.endswith("ddb.py")):
+            return f"{fr.filename.rsplit('/', 2)[-2]}/{fr.filename.rsplit('/', 1)[-1]}:{fr.name}"
+    return "?"
 
 
 def _error_response(fault: str, op_name: str, params: dict, reason_at: int) -> Any:

@@ -112,3 +112,21 @@ def test_an_ambiguous_conditional_put_reads_as_condition_failed(table):
     with inject("PutItem", "ambiguous"), pytest.raises(ConditionFailed):
         table.put_new({"pk": pk, "sk": "I", "v": 1})
     assert table.get(pk, "I", consistent=True) == {"pk": pk, "sk": "I", "v": 1}
+
+
+def test_a_fresh_key_insert_confirms_its_own_ambiguous_write(table):
+    """Rule 2: with ``fresh_key`` the condition failure is confirmed by reading back: the item
+    found is this write (applied, answer lost, resent), so the insert succeeds once."""
+    pk = _pk()
+    with inject("PutItem", "ambiguous") as f:
+        table.put_new({"pk": pk, "sk": "I", "v": 1.5}, fresh_key=True)
+    assert f.fired == 1
+    assert table.get(pk, "I", consistent=True) == {"pk": pk, "sk": "I", "v": 1.5}
+
+
+def test_a_fresh_key_insert_over_a_different_item_still_fails(table):
+    pk = _pk()
+    table.put({"pk": pk, "sk": "I", "v": 1})
+    with pytest.raises(ConditionFailed):
+        table.put_new({"pk": pk, "sk": "I", "v": 2}, fresh_key=True)
+    assert table.get(pk, "I", consistent=True)["v"] == 1

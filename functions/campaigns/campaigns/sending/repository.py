@@ -101,7 +101,8 @@ def complete_batch(send_id: str, batch_no: int, *, account_id: str, owner: tuple
 
 # ---------------------------------------------------------------- bulk
 def put_bulk(bulk: dict) -> None:
-    table().put_new({"pk": f"BULK#{bulk['id']}", "sk": "META", "ttl": _ttl(settings().send_record_ttl_days), **bulk})
+    table().put_new({"pk": f"BULK#{bulk['id']}", "sk": "META", "ttl": _ttl(settings().send_record_ttl_days), **bulk},
+                    fresh_key=True)
 
 
 def get_bulk(bulk_id: str) -> dict | None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
@@ -14,6 +15,8 @@ from . import repository as repo
 from .compose import Tracking
 from .message import Attachment
 from .models import BulkSend, SendEmail
+
+logger = logging.getLogger("campaigns.sending")
 
 MAX_MESSAGE_BYTES = 200_000
 PACED_DELAY_SECONDS = 2
@@ -73,9 +76,12 @@ def send_one(account_id: str, body: SendEmail) -> dict:
 
         raise RateLimited("Sending rate exceeded; retry shortly", headers={"Retry-After": "1"}) from None
     c = pipeline.count([r], p.name)
-    counters.add_day(account_id, clock.today(), {k: c[k] for k in ("sent", "delivered", "bounced", "failed")},
-                     provider=p.name)
-    batches.apply_effects(ctx, [r])
+    try:
+        counters.add_day(account_id, clock.today(), {k: c[k] for k in ("sent", "delivered", "bounced", "failed")},
+                         provider=p.name)
+        batches.apply_effects(ctx, [r])
+    except Exception:  # noqa: BLE001 - the message is out: an error answer would make the client send it again
+        logger.exception("bookkeeping after a single send failed", extra={"send_id": ctx.send_id})
     status = {"skipped": "suppressed"}.get(r.status, r.status)
     return {"message_id": r.message_id, "status": status, "provider": p.name, "to": body.to}
 

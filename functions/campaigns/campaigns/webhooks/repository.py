@@ -41,7 +41,7 @@ def get_webhook(account_id: str, webhook_id: str) -> dict | None:
 
 
 def put_webhook(account_id: str, wh: dict) -> None:
-    table().put_new({"pk": f"ACCT#{account_id}", "sk": f"WH#{wh['id']}", **wh})
+    table().put_new({"pk": f"ACCT#{account_id}", "sk": f"WH#{wh['id']}", **wh}, fresh_key=True)
 
 
 def update_webhook(account_id: str, webhook_id: str, changes: dict, *, expected_secret: str | None = None) -> dict:

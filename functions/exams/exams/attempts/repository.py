@@ -14,6 +14,7 @@ question/option order and section windows, results after grading. Indexes:
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from lambdakit import aws, ratelimit
@@ -21,6 +22,8 @@ from lambdakit.errors import ConditionFailed
 
 from ..settings import settings
 from ..store import page_query, strip_keys, table
+
+logger = logging.getLogger("exams.attempts")
 
 META = "A#META"
 
@@ -131,7 +134,16 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
                     "values": test_values})
     ops = [{k: v for k, v in op.items() if v is not None} for op in ops]
     table().transact(ops)  # contention (TransactionConflict) is retried inside Table.transact
-    # hot counters outside the transaction (plain atomic ADDs never conflict)
+    # hot counters outside the transaction (plain atomic ADDs never conflict). The attempt is
+    # started: a throttle or server error here must not answer an error, or the client starts a
+    # second attempt (issue 23); a lost increment is the counters' documented tolerance.
+    try:
+        _count_start(a, new_candidate)
+    except Exception:  # noqa: BLE001
+        logger.exception("attempt start counters not updated", extra={"attempt_id": a["id"]})
+
+
+def _count_start(a: dict, new_candidate: bool) -> None:
     t = table()
     t.increment(f"TATT#{a['test_id']}", "COUNT", {"started": 1, **({"guests": 1} if a.get("is_guest")
                                                                     and new_candidate else {})})

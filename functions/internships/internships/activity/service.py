@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from lambdakit import clock, ids
 
 from . import repository as repo
+
+logger = logging.getLogger("internships.activity")
 
 MAX_SNAPSHOT_CHARS = 16_000
 SECRET_KEYS = ("password", "password_hash", "passwordhash", "token", "secret", "refresh", "signature", "otp")
@@ -71,8 +74,16 @@ def entry_ops(admin_id: str, action_type: str, entity_type: str, entity_id: str,
 
 def record(admin_id: str, action_type: str, entity_type: str, entity_id: str, *,
            before: dict | None = None, after: dict | None = None) -> None:
-    """Write one activity log entry (and its counters) atomically."""
-    repo.write(build_entry(admin_id, action_type, entity_type, entity_id, before=before, after=after))
+    """Write one activity log entry (and its counters) atomically.
+
+    Called after the change it records has been written: a failure here (throttling, a server
+    error) is logged and does not turn that committed change into an error answer — the client
+    would retry a change that already happened (issue 23; the exams audit trail does the same)."""
+    try:
+        repo.write(build_entry(admin_id, action_type, entity_type, entity_id, before=before, after=after))
+    except Exception:  # noqa: BLE001 - the log must not fail the mutation that succeeded
+        logger.exception("activity log write failed", extra={"action_type": action_type,
+                                                             "entity_type": entity_type})
 
 
 PUBLIC_FIELDS = ("id", "admin_id", "action_type", "entity_type", "entity_id", "before", "after", "created_at")
