@@ -1,7 +1,7 @@
 """OpenID Connect relying-party calls to the configured provider (Google; locally its stand-in).
 
 Data-access module of Google sign-in: every outbound call lives here. Each one follows the
-project's SSRF rules for outbound fetches: ``lambdakit.ssrf.check_url`` on the URL, the
+project's SSRF rules for outbound fetches: ``lambdakit.ssrf.fetch``: the URL checked, the
 connection pinned to the address that check approved (no DNS rebinding between check and
 connect), no redirects followed, a timeout and a size cap. Plain http and loopback/private
 addresses are allowed only when the stage is explicitly ``local`` (the stand-in provider on
@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
-import ssl
 import threading
 import urllib.parse
 from typing import Any
 
 from lambdakit import clock
-from lambdakit.ssrf import UnsafeUrl, check_url
+from lambdakit.ssrf import ResponseTooLarge, UnsafeUrl, fetch
 
 from ..settings import settings
 
@@ -40,61 +38,31 @@ class ProviderError(Exception):
         self.reason = reason
 
 
-class _PinnedHTTPS(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, ip: str, timeout: float) -> None:
-        self._tls = ssl.create_default_context()
-        super().__init__(host, port, timeout=timeout, context=self._tls)
-        self._ip = ip
-
-    def connect(self) -> None:
-        sock = socket.create_connection((self._ip, self.port), self.timeout)
-        self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
-
-
-class _PinnedHTTP(http.client.HTTPConnection):
-    def __init__(self, host: str, port: int, ip: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout)
-        self._ip = ip
-
-    def connect(self) -> None:
-        self.sock = socket.create_connection((self._ip, self.port), self.timeout)
-
-
 def fetch_json(url: str, *, form: dict[str, str] | None = None) -> tuple[int, Any]:
     """GET (or POST ``form``) ``url``; ``(status, parsed JSON)``. ``ProviderError`` when refused
-    by the SSRF rules, unreachable, too large or not JSON."""
+    by the SSRF rules, unreachable, too large or not JSON (``lambdakit.ssrf.fetch``: pinned to the
+    checked address, no redirects)."""
     s = settings()
     local = s.is_local
-    try:
-        addrs = check_url(url, allow_private=local, require_https=not local)
-    except UnsafeUrl as exc:
-        raise ProviderError("unsafe_provider_url", str(exc)) from None
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    ip = addrs[0] if addrs else host
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    conn = (_PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP)(host, port, ip, s.google_http_timeout_seconds)
-    headers = {"Accept": "application/json", "User-Agent": USER_AGENT, "Host": parts.netloc}
+    headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
     body = None
     if form is not None:
         body = urllib.parse.urlencode(form).encode()
         headers["Content-Type"] = "application/x-www-form-urlencoded"
     try:
-        conn.request("POST" if form is not None else "GET", path, body=body, headers=headers)
-        resp = conn.getresponse()
-        raw = resp.read(MAX_BYTES + 1)
-        status = resp.status
+        res = fetch(url, method="POST" if form is not None else "GET", body=body, headers=headers,
+                    timeout=s.google_http_timeout_seconds, allow_private=local, require_https=not local,
+                    max_bytes=MAX_BYTES)
+    except UnsafeUrl as exc:
+        raise ProviderError("unsafe_provider_url", str(exc)) from None
+    except ResponseTooLarge:
+        raise ProviderError("provider_response_too_large") from None
     except (OSError, http.client.HTTPException) as exc:
         raise ProviderError("provider_unreachable", type(exc).__name__) from None
-    finally:
-        conn.close()
-    if len(raw) > MAX_BYTES:
-        raise ProviderError("provider_response_too_large")
     try:
-        return status, json.loads(raw)
+        return res.status, json.loads(res.body)
     except ValueError:
-        raise ProviderError("provider_bad_response", f"HTTP {status}") from None
+        raise ProviderError("provider_bad_response", f"HTTP {res.status}") from None
 
 
 _discovery: dict[str, tuple[float, dict]] = {}
