@@ -130,3 +130,15 @@ def test_a_fresh_key_insert_over_a_different_item_still_fails(table):
     with pytest.raises(ConditionFailed):
         table.put_new({"pk": pk, "sk": "I", "v": 2}, fresh_key=True)
     assert table.get(pk, "I", consistent=True)["v"] == 1
+
+
+def test_a_transaction_over_dynamodbs_100_items_is_refused_before_the_call(table):
+    from .inject import count_calls
+
+    pk = _pk()
+    ops = [{"put": {"pk": pk, "sk": f"I{i}"}} for i in range(ddb.MAX_TRANSACT_ITEMS + 1)]
+    with count_calls("TransactWriteItems") as f, pytest.raises(StorageRefused) as err:
+        table.transact(ops)
+    assert f.calls == 0
+    assert err.value.status == 413 and not isinstance(err.value, ConditionFailed)
+    assert table.get(pk, "I0", consistent=True) is None

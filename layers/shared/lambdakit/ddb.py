@@ -29,6 +29,8 @@ TRANSIENT_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "Provis
 TRANSACT_ATTEMPTS = 5
 TRANSACT_BASE_DELAY = 0.025
 TRANSACT_BUDGET = 1.0
+#: DynamoDB's TransactWriteItems limit (items per transaction).
+MAX_TRANSACT_ITEMS = 100
 #: Single-call error codes that mean "busy, retry later" once botocore's own retries are spent.
 THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException",
                             "RequestLimitExceeded", "LimitExceededException"})
@@ -379,6 +381,10 @@ class Table:
         ``Retry-After: 1``), never a ``ConditionFailed`` that callers would read as a failed
         condition.
         """
+        if len(ops) > MAX_TRANSACT_ITEMS:
+            # DynamoDB refuses it whole (ValidationException): a request that would need it is too big
+            raise StorageRefused(f"At most {MAX_TRANSACT_ITEMS} items change in one request", status=413,
+                                 code="PAYLOAD_TOO_LARGE", aws_message=f"{len(ops)} transaction items")
         from boto3.dynamodb.types import TypeSerializer
 
         ser = TypeSerializer()
