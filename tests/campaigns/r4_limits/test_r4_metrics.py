@@ -155,9 +155,12 @@ def test_import_rows_are_counted_per_chunk_as_values(camp, campaigns_app, capsys
     ("campaigns.campaign.dispatcher", "DispatcherFunction", {"source": "aws.events"}),
 ])
 def test_non_http_entry_points_flush_metrics(campaigns_app, monkeypatch, module, function, event):
+    from lambdakit import observability
+
     calls = []
-    mod = importlib.import_module(module)
-    monkeypatch.setattr(mod, "flush_metrics", lambda: calls.append(1))
+    importlib.import_module(module)
+    # the entry point's shared wrapper (lambdakit.observability.worker_entry) flushes
+    monkeypatch.setattr(observability, "flush_metrics", lambda: calls.append(1))
     try:
         campaigns_app.campaigns.invoke_function(function, event)
     except Exception:  # noqa: BLE001 - an empty batch may be refused; the flush must happen anyway

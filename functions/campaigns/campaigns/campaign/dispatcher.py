@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 from lambdakit import clock
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 
 from .. import events
 from ..analytics import repository as counters
@@ -170,9 +170,6 @@ def tick() -> dict:
 
 @worker_entry(logger)
 def lambda_handler(event: dict, context) -> dict:
-    try:
-        result = tick()
-        logger.info("dispatcher tick", extra=result)
-        return result
-    finally:
-        flush_metrics()
+    result = tick()
+    logger.info("dispatcher tick", extra=result)
+    return result

@@ -8,7 +8,7 @@ from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 
 from ..http import logger
 from . import service
@@ -54,8 +54,5 @@ def record_handler(record) -> None:
 @worker_entry(logger)
 def lambda_handler(event, context):
     _ctx["lambda"] = context
-    try:
-        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
-                                        context=context)
-    finally:
-        flush_metrics()
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                    context=context)

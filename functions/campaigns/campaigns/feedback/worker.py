@@ -7,7 +7,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 
 from ..http import logger
 from . import service
@@ -26,8 +26,5 @@ def record_handler(record: SQSRecord) -> str:
 
 @worker_entry(logger)
 def lambda_handler(event: dict, context) -> PartialItemFailureResponse:
-    try:
-        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
-                                        context=context)
-    finally:
-        flush_metrics()
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                    context=context)

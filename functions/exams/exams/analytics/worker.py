@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from lambdakit import clock
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 
 from ..http import logger
 from . import service
@@ -29,7 +29,4 @@ def handle(record: SQSRecord) -> None:
 @worker_entry(logger)
 def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
     _ = clock
-    try:
-        return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)
-    finally:
-        flush_metrics()
+    return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)

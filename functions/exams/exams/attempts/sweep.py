@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdakit import clock
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 
 from ..http import logger
 from ..settings import settings
@@ -32,9 +32,6 @@ def run() -> dict:
 
 @worker_entry(logger)
 def lambda_handler(event: dict, context: Any) -> dict:
-    try:
-        result = run()
-        logger.info("attempt sweep", extra=result)
-        return result
-    finally:
-        flush_metrics()
+    result = run()
+    logger.info("attempt sweep", extra=result)
+    return result

@@ -6,7 +6,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import Unauthorized
 from lambdakit.http import header
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 from lambdakit.openapi import doc
 from lambdakit.security import constant_time_equals
 
@@ -64,10 +64,7 @@ def lambda_handler(event: dict, context) -> dict:
     if isinstance(event, dict) and "requestContext" in event and "routeKey" in event:
         return _http(event, context)
     if isinstance(event, dict) and event.get("task") in _TASKS:
-        try:  # one-off maintenance, by direct invocation only (no route, no schedule)
-            return _TASKS[event["task"]]()
-        finally:
-            flush_metrics()
+        return _TASKS[event["task"]]()
     job = (event or {}).get("job") if isinstance(event, dict) else None
     if job not in jobs.JOBS:
         detail = (event or {}).get("detail") if isinstance(event, dict) else None
@@ -75,9 +72,6 @@ def lambda_handler(event: dict, context) -> dict:
     if job not in jobs.JOBS:
         logger.error("unknown scheduled job")
         return {"ok": False, "error": "unknown job"}
-    try:
-        result = jobs.run(job)
-    finally:
-        flush_metrics()  # the metrics of a scheduled run (the HTTP path flushes in lambda_entry)
+    result = jobs.run(job)
     logger.info("scheduled job done", extra={"job": job, "result": result})
     return result

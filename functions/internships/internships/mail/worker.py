@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from lambdakit.observability import flush_metrics, worker_entry
+from lambdakit.observability import worker_entry
 
 from ..http import logger
 from . import service
@@ -45,8 +45,5 @@ def record_handler(record: SQSRecord) -> str:
 
 @worker_entry(logger)
 def lambda_handler(event: dict, context: Any) -> PartialItemFailureResponse:
-    try:
-        return process_partial_response(event=event, record_handler=record_handler, processor=processor,
-                                        context=context)
-    finally:
-        flush_metrics()  # EmailsSent/Failed/Retried/Queued of this batch (EMF)
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                    context=context)
