@@ -22,7 +22,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test faults venv check lint typecheck typecheck-domains bench fuzz openapi invoke redrive lock lock-upgrade validate build ci clean
+.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade validate build ci clean
 
 venv: $(STAMP)
 
@@ -57,7 +57,7 @@ redrive: $(STAMP)
 	@test -n "$(QUEUE)" || { echo "usage: make redrive QUEUE=<service>/<LogicalId>|<name>|<url>|<arn> [STACK=] [TO=] [RATE=] [DRY=1] [STATUS=1]"; exit 2; }
 	$(PY) tools/redrive.py '$(QUEUE)' $(if $(STACK),--stack '$(STACK)') $(if $(TO),--to '$(TO)') $(if $(RATE),--rate $(RATE)) $(if $(DRY),--dry-run) $(if $(STATUS),--status)
 
-check: lint typecheck typecheck-domains
+check: lint typecheck typecheck-domains architecture
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -69,6 +69,12 @@ typecheck: $(STAMP)
 # top-level package on its own path), with the [tool.mypy] settings of pyproject.toml.
 typecheck-domains: $(STAMP)
 	for s in $(TYPED_SERVICES); do MYPYPATH=layers/shared:functions/$$s $(VENV)/bin/mypy -p $$s || exit 1; done
+
+# Each service's dependency order (issue 20): import-linter contracts in tools/importlinter/<service>.ini
+# (no cycle between sibling packages or modules at any depth; the declared layers, lower never
+# importing higher). docs/<service>-architecture.md explains each order.
+architecture: $(STAMP)
+	for s in campaigns exams internships; do PYTHONPATH=layers/shared:functions/$$s $(VENV)/bin/lint-imports --no-cache --config tools/importlinter/$$s.ini || exit 1; done
 
 bench: $(STAMP)
 	$(PY) bench/run.py $(if $(QUICK),--quick)
