@@ -171,6 +171,16 @@ def paths(doc: dict, schema: Any, prefix: tuple = (), depth: int = 0) -> Iterato
             yield prefix + ("k",), False
 
 
+def _strings(base: Any, value: str) -> Any:
+    """``base`` with every string leaf, at any depth (list items and nested objects), replaced by
+    ``value`` (CR/LF in every string of a body at once, e.g. ``settings.from_name``)."""
+    if isinstance(base, dict):
+        return {k: _strings(v, value) for k, v in base.items()}
+    if isinstance(base, list):
+        return [_strings(v, value) for v in base]
+    return value if isinstance(base, str) else base
+
+
 def _nested(depth: int) -> Any:
     v: Any = "deep"
     for i in range(depth):
@@ -196,6 +206,7 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
     add("key with unpaired surrogate", _with(base, "k\udc00", "v"))
     add("every property = 1 MB string", _with(base, None, "x" * (1024 * 1024)))
     add("every property = CR/LF", _with(base, None, "a\r\nb\rc\nd"))
+    add("every string, nested included = CR/LF", _strings(base, "line1\r\nX-Injected: 1\r\n"))
     add("60-deep nesting", {"a": _nested(60)})
     found = list(dict.fromkeys(paths(doc, schema or {}))) or [(("x",), False)]
     for p, url_like in found:
@@ -205,8 +216,8 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
         add(f"{name} = 1e999", _set(base, p, _MARK), "1e999")
         add(f"{name} = unpaired surrogate", _set(base, p, "\ud800"))
         add(f"{name} = 10^30", _set(base, p, 10 ** 30))
+        add(f"{name} = CR/LF", _set(base, p, "line1\r\nX-Injected: 1\r\n"))
         if top:
-            add(f"{name} = CR/LF", _set(base, p, "line1\r\nX-Injected: 1\r\n"))
             add(f"{name} = 40-deep nesting", _set(base, p, _nested(40)))
         if url_like:
             for u in BAD_URLS:

@@ -6,7 +6,9 @@ keys), 10^30 and 39-digit integers, deep nesting, 1 MB strings, CR/LF in every s
 
 Every answer is below 500; every JSON 4xx is in the service's error format (public HTML pages such
 as the unsubscribe page answer their own HTML); no 2xx answer stores a
-non-http(s) URL (checked in the response and, at the end, in every DynamoDB item of the service).
+non-http(s) URL (checked in the response and, at the end, in every DynamoDB item of the service),
+and no campaigns header-bound field (``from_name``, ``reply_to``, ``subject``, at any depth) is
+stored with CR or LF (the cases put CR/LF into every string, nested ones included).
 """
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def _principals(request, service: str) -> list[dict]:
     return [users.staff("super_admin").headers, users.student().headers]
 
 
-def _stored_bad_urls(service: str) -> list[str]:
-    """URL-like attributes of every item of the service's tables holding a non-http(s) URL."""
+def _stored_strings(predicate) -> list[str]:
+    """``table: name=value`` of every string attribute (nested maps and lists included) of every
+    item of the local tables for which ``predicate(name, value)`` holds."""
     import boto3
 
     ddb = boto3.client("dynamodb", region_name="us-east-1")
@@ -54,14 +57,27 @@ def _stored_bad_urls(service: str) -> list[str]:
                 stack = list(item.items())
                 while stack:
                     name, value = stack.pop()
-                    if "S" in value and hostile.URL_LIKE.search(name) and BAD_URL_VALUE.match(value["S"]):
-                        found.append(f"{table}: {name}={value['S'][:60]}")
-                    for sub in ("M",):
-                        if sub in value:
-                            stack.extend(value[sub].items())
+                    if "S" in value and predicate(name, value["S"]):
+                        found.append(f"{table}: {name}={value['S'][:60]!r}")
+                    if "M" in value:
+                        stack.extend(value["M"].items())
                     if "L" in value:
                         stack.extend((name, v) for v in value["L"])
     return found
+
+
+def _stored_bad_urls() -> list[str]:
+    """URL-like attributes holding a non-http(s) URL."""
+    return _stored_strings(lambda name, v: bool(hostile.URL_LIKE.search(name) and BAD_URL_VALUE.match(v)))
+
+
+#: Campaigns' header-bound fields (issue 17 item 4): stored anywhere (campaign settings, A/B
+#: variations, templates, providers), they never hold CR or LF.
+HEADER_BOUND = re.compile(r"^(from_name|reply_to|subject)$")
+
+
+def _stored_header_breaks() -> list[str]:
+    return _stored_strings(lambda name, v: bool(HEADER_BOUND.match(name) and ("\r" in v or "\n" in v)))
 
 
 @pytest.mark.parametrize("service", ["campaigns", "exams", "internships"])
@@ -105,7 +121,9 @@ def test_hostile_bodies_on_every_route(request, service):
             bad = hostile.stored_bad_url(r.json())
             if bad:
                 failures.append(f"{case.label} -> {r.status} stored {bad[:60]}")
-    failures += [f"stored: {x}" for x in _stored_bad_urls(service)]
+    failures += [f"stored: {x}" for x in _stored_bad_urls()]
+    if service == "campaigns":
+        failures += [f"stored CR/LF in a header-bound field: {x}" for x in _stored_header_breaks()]
     print(f"\nhostile bodies: {service}: {len(routes)} routes, {n} cases, {len(failures)} failures")
     assert n > 100 and len(routes) >= 10
     assert failures == [], "\n".join(failures[:40])
