@@ -332,8 +332,24 @@ def test_no_wildcard_resource_except_where_aws_allows_nothing_narrower(name):
             assert not extra, f"{name}.{owner}: Resource '*' for {sorted(extra)}"
 
 
+#: Tags an identity must carry for a function to send through it without being named in the
+#: template (issue 17 item 8): identities registered through campaigns' /senders carry
+#: ``campaigns:account``; SES-sandbox test recipients are tagged by hand (docs/operations.md).
+SES_IDENTITY_TAGS = {"campaigns": {"campaigns:account", "campaigns:sandbox-recipient"},
+                     "internships": {"internships:sandbox-recipient"}}
+
+
+def _sub_text(r: object) -> str:
+    if isinstance(r, dict) and isinstance(r.get("Fn::Sub"), list):
+        return r["Fn::Sub"][0]
+    return r["Fn::Sub"] if isinstance(r, dict) else str(r)
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_ses_sending_scoped_to_identities_and_configuration_sets(name):
+def test_ses_sending_scoped_to_managed_identities_and_configuration_sets(name):
+    """SES send permissions name the stack's configuration set, the service's own sender identity
+    (internships: ``SenderEmail`` and its domain), or ``identity/*`` only under a condition that
+    the identity carries one of the service's tags: never every identity of the account."""
     svc = SVCS[name]
     config_sets = set(svc.resources_of("AWS::SES::ConfigurationSet"))
     n = 0
@@ -342,11 +358,16 @@ def test_ses_sending_scoped_to_identities_and_configuration_sets(name):
             continue
         n += 1
         for r in _listify(st["Resource"]):
-            text = r["Fn::Sub"] if isinstance(r, dict) else r
+            text = _sub_text(r)
             m = re.fullmatch(r"arn:\$\{AWS::Partition\}:ses:\$\{AWS::Region\}:\$\{AWS::AccountId\}:"
-                             r"(identity/\*|configuration-set/\$\{(\w+)\})", text)
+                             r"(identity/(\*|\$\{SenderEmail\}|\$\{SenderDomain\})|configuration-set/\$\{(\w+)\})", text)
             assert m, f"{owner}: SES send resource {text!r}"
-            assert m.group(2) is None or m.group(2) in config_sets
+            assert m.group(3) is None or m.group(3) in config_sets
+            if m.group(2) == "*":
+                tags = {k.split("/", 1)[1] for k, v in (st.get("Condition") or {}).get("Null", {}).items()
+                        if k.startswith("aws:ResourceTag/") and v == "false"}
+                assert tags and tags <= SES_IDENTITY_TAGS.get(name, set()), \
+                    f"{owner}: ses send on identity/* without a managed-identity tag condition"
     assert n or name == "exams"
 
 
