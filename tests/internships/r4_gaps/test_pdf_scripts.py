@@ -147,6 +147,7 @@ def test_invoice_draws_the_name(script, strict_glyphs):
     assert box and box[2] - box[0] > 10
 
 
+@pytest.mark.allow_missing_glyphs
 def test_unrenderable_name_fails_loudly_in_tests_but_still_issues_in_production(caplog, metrics):
     thai = "สมชาย ใจดี"  # Thai: no shipped font has it
     pdf = _certificate(thai)  # production: issued all the same ...
