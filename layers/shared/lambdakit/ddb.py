@@ -9,16 +9,23 @@ cursor-paginated queries. No Scan is offered: request paths never scan.
 from __future__ import annotations
 
 import base64
-import decimal
 import json
 import logging
 import random
 import time
-from decimal import Decimal
 from typing import Any, Callable, Iterable, Iterator
 
 from . import aws
-from .errors import ConditionFailed, Contention, StorageRefused, Throttled
+from .ddbcalls import (  # noqa: F401 - conversion and call mechanics live in ddbcalls; re-exported
+    MAX_TRANSACT_BYTES,
+    call,
+    check_item,
+    check_size,
+    from_ddb,
+    storage_refused,
+    to_ddb,
+)
+from .errors import ConditionFailed, Contention, StorageRefused
 
 logger = logging.getLogger("lambdakit.ddb")
 
@@ -31,45 +38,6 @@ TRANSACT_BASE_DELAY = 0.025
 TRANSACT_BUDGET = 1.0
 #: DynamoDB's TransactWriteItems limit (items per transaction).
 MAX_TRANSACT_ITEMS = 100
-#: Single-call error codes that mean "busy, retry later" once botocore's own retries are spent.
-THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException",
-                            "RequestLimitExceeded", "LimitExceededException"})
-CONFLICT_CODES = frozenset({"TransactionConflictException", "TransactionInProgressException"})
-#: Fragments of DynamoDB's ValidationException messages that refuse a VALUE (as opposed to a
-#: malformed request, which is a bug and stays a 500).
-_VALUE_REFUSALS = ("size has exceeded", "number overflow", "number underflow", "significant digits",
-                   "empty string", "utf-8", "type mismatch", "invalid string", "exceeds the maximum")
-
-
-# ---------------------------------------------------------------- conversion
-def to_ddb(value: Any) -> Any:
-    """Python → DynamoDB-safe (floats become Decimal, empty strings kept)."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, dict):
-        return {k: to_ddb(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_ddb(v) for v in value]
-    if isinstance(value, set):
-        return {to_ddb(v) for v in value}
-    return value
-
-
-def from_ddb(value: Any) -> Any:
-    """DynamoDB → plain JSON types (Decimal becomes int or float, sets become sorted lists)."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: from_ddb(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [from_ddb(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted(from_ddb(v) for v in value)
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    return value
 
 
 # ---------------------------------------------------------------- cursors
@@ -191,6 +159,7 @@ class Table:
         return from_ddb(item) if item else None
 
     def put(self, item: dict, *, condition: Any = None, names: dict | None = None, values: dict | None = None) -> None:
+        check_item(item)
         kw: dict[str, Any] = {"Item": to_ddb(item)}
         if condition is not None:
             kw["ConditionExpression"] = condition
@@ -232,6 +201,7 @@ class Table:
     ) -> dict:
         """Update with optional condition. ``condition`` may use ``#x``/``:x`` placeholders
         supplied in ``names``/``values``. Returns the item as ``return_values`` says."""
+        check_size({**(set or {}), **(set_if_absent or {}), **(append or {}), **(values or {})}, what="change")
         expr, e = build_update(set=set, set_if_absent=set_if_absent, add=add, remove=remove, append=append)
         conds = []
         if must_exist:
@@ -351,7 +321,12 @@ class Table:
         return out
 
     def batch_write(self, puts: Iterable[dict] = (), deletes: Iterable[tuple[str, str]] = ()) -> None:
-        """BatchWriteItem, 25 items a call (boto3's batch writer handles retries)."""
+        """BatchWriteItem, 25 items a call (boto3's batch writer handles retries). Every item's
+        size is checked before the first call, so an oversized one writes nothing."""
+        puts = list(puts)
+        for item in puts:
+            check_item(item)
+
         def write() -> None:
             with self.raw.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as bw:
                 for item in puts:
@@ -385,6 +360,13 @@ class Table:
             # DynamoDB refuses it whole (ValidationException): a request that would need it is too big
             raise StorageRefused(f"At most {MAX_TRANSACT_ITEMS} items change in one request", status=413,
                                  code="PAYLOAD_TOO_LARGE", aws_message=f"{len(ops)} transaction items")
+        total = sum(check_item(op["put"]) if "put" in op else
+                    check_size({**(op.get("set") or {}), **(op.get("add") or {}), **(op.get("values") or {})},
+                               what="change") for op in ops)
+        if total > MAX_TRANSACT_BYTES:
+            raise StorageRefused("The request would exceed DynamoDB's 4 MB transaction size", status=413,
+                                 code="PAYLOAD_TOO_LARGE", aws_message=f"{total} bytes",
+                                 details={"size_bytes": total, "limit_bytes": MAX_TRANSACT_BYTES})
         from boto3.dynamodb.types import TypeSerializer
 
         ser = TypeSerializer()
@@ -459,70 +441,7 @@ class Table:
         return call(fn, **kw)
 
 
-def call(fn: Callable[..., Any], **kw: Any) -> Any:
-    """Run one DynamoDB data-plane call and translate its failures (issue 23, rule 1):
-
-    * ``ConditionalCheckFailedException`` → ``ConditionFailed`` (and nothing else is);
-    * throttling after botocore's retries → ``Throttled`` (503, ``Retry-After``); a write that
-      meets a running transaction → ``Contention`` (503);
-    * a value DynamoDB refuses (too many digits, out of range, NaN, an item over 400 KB, an
-      empty key string) → ``StorageRefused`` (422, or 413 for size);
-    * anything else is re-raised after one log line carrying the AWS error code (a 500 in
-      the service's format, rendered by the resolver).
-    """
-    try:
-        return fn(**kw)
-    except (decimal.DecimalException, OverflowError) as exc:
-        raise StorageRefused("A number in the request cannot be stored (at most 38 significant digits)",
-                             aws_message=type(exc).__name__) from None
-    except TypeError as exc:
-        text = str(exc)
-        if "NaN" in text or "Infinity" in text or "Unsupported type" in text:
-            raise StorageRefused("A value in the request cannot be stored", aws_message=text) from None
-        raise
-    except Exception as exc:
-        response = getattr(exc, "response", None)
-        if not isinstance(response, dict):
-            raise
-        err = response.get("Error") or {}
-        code, message = err.get("Code", ""), err.get("Message", "")
-        if code == "TransactionCanceledException":
-            raise  # classified by the caller from its cancellation reasons
-        if code == "ConditionalCheckFailedException":
-            item = response.get("Item")
-            raise ConditionFailed(item=from_ddb(_deser(item)) if item else None) from exc
-        if code in THROTTLE_CODES:
-            logger.warning("dynamodb throttled", extra={"aws_error_code": code})
-            raise Throttled(aws_code=code) from exc
-        if code in CONFLICT_CODES:
-            logger.warning("dynamodb write conflict", extra={"aws_error_code": code})
-            raise Contention(reasons=[code]) from exc
-        if code == "ValidationException" and refused_value(message):
-            raise storage_refused(message) from exc
-        logger.error("dynamodb error", extra={"aws_error_code": code, "aws_operation": getattr(fn, "__name__", "")})
-        raise
-
-
-def refused_value(message: str) -> bool:
-    low = (message or "").lower()
-    return any(f in low for f in _VALUE_REFUSALS)
-
-
-def storage_refused(message: str) -> StorageRefused:
-    if "size" in (message or "").lower():
-        return StorageRefused("The item would exceed DynamoDB's 400 KB item size", status=413,
-                              code="PAYLOAD_TOO_LARGE", aws_message=message)
-    return StorageRefused(aws_message=message)
-
-
 def is_contention(reasons: list[str]) -> bool:
     """True when a cancelled transaction failed only because its items were busy."""
     return any(r in TRANSIENT_REASONS for r in reasons) and all(r == "None" or r in TRANSIENT_REASONS
                                                                 for r in reasons)
-
-
-def _deser(item: dict) -> dict:
-    from boto3.dynamodb.types import TypeDeserializer
-
-    d = TypeDeserializer()
-    return {k: d.deserialize(v) for k, v in item.items()}
