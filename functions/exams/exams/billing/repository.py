@@ -13,14 +13,17 @@ list counters pk=BILLCOUNT sk=SUBREQ#ALL | SUBREQ#<cid> | PKG#ALL | PKG#ALL#<sta
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdakit.ddb import Table
 from lambdakit.errors import ApiError, ConditionFailed
 from lambdakit.pagination import PageRequest
 
-from ..admin.paging import fetch_page
 from ..settings import settings
+from ..store import fetch_page
+
+if TYPE_CHECKING:
+    from boto3.dynamodb.conditions import ConditionBase
 
 COUNT_PK = "BILLCOUNT"
 
@@ -129,8 +132,9 @@ def mark_subscription_expired(cid: str) -> None:
         pass
 
 
-def list_by_index(pk_value: str, req: PageRequest, *, index: str = "gsi1", forward: bool = False) -> list[dict]:
-    return fetch_page(table(), pk_value, req, index=index, forward=forward)
+def list_by_index(pk_value: str, req: PageRequest, *, index: str = "gsi1", forward: bool = False,
+                  filter: ConditionBase | None = None) -> list[dict]:
+    return fetch_page(table(), pk_value, req, index=index, forward=forward, filter=filter)
 
 
 def batch_subscriptions(cids: list[str]) -> dict[str, dict]:
