@@ -13,7 +13,7 @@ list counters pk=BILLCOUNT sk=SUBREQ#ALL | SUBREQ#<cid> | PKG#ALL | PKG#ALL#<sta
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lambdakit.ddb import Table
 from lambdakit.errors import ApiError, ConditionFailed
@@ -21,9 +21,6 @@ from lambdakit.pagination import PageRequest
 
 from ..settings import settings
 from ..store import fetch_page
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 COUNT_PK = "BILLCOUNT"
 
@@ -133,8 +130,14 @@ def mark_subscription_expired(cid: str) -> None:
 
 
 def list_by_index(pk_value: str, req: PageRequest, *, index: str = "gsi1", forward: bool = False,
-                  filter: ConditionBase | None = None) -> list[dict]:
-    return fetch_page(table(), pk_value, req, index=index, forward=forward, filter=filter)
+                  status: str | None = None) -> list[dict]:
+    """Page ``req`` of an index partition; with ``status``, only its items in that status."""
+    flt = None
+    if status:
+        from boto3.dynamodb.conditions import Attr
+
+        flt = Attr("status").eq(status)
+    return fetch_page(table(), pk_value, req, index=index, forward=forward, filter=flt)
 
 
 def batch_subscriptions(cids: list[str]) -> dict[str, dict]:
