@@ -65,7 +65,8 @@ def main(quick: bool) -> dict:
         counter = Calls()
         aws._get_session().events.register("after-call", counter.hook)
 
-        from exams.attempts import service as attempts
+        from exams.attempts import answers as attempts
+        from exams.attempts import submission
         from exams.attempts.start import start as start_attempt
         from exams.clients.models import CreateClient
         from exams.clients.service import create_client
@@ -106,7 +107,7 @@ def main(quick: bool) -> dict:
                 st, None, {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"}))
             event_calls.append(calls)
             event_ms.append(ms)
-            res, ms, calls = counter.measure(lambda st=st, a=a: attempts.submit(st, a["id"], None))
+            res, ms, calls = counter.measure(lambda st=st, a=a: submission.submit(st, a["id"], None))
             submit_calls.append(calls)
             submit_ms.append(ms)
             assert res["status"] == "submitted" and res["total_marks"] == 200

@@ -215,9 +215,9 @@ def exam_start(quick: bool) -> dict:
     n, n_full, timer_min = (6 if quick else 40), 5000, 5
     w = Writes()
     harness(["exams"], w)
-    from exams.attempts import service as attempts
+    from exams.attempts import answers as attempts
     from exams.attempts import start as starting
-    from exams.attempts import sweep
+    from exams.attempts import submission, sweep
     from exams.clients.models import CreateClient
     from exams.clients.service import create_client
     from exams.identity import Principal
@@ -260,7 +260,7 @@ def exam_start(quick: bool) -> dict:
         if i % 2 == 0:  # half: the page's timer submits at the deadline (within 2 s); the rest: the sweep
             manual += 1
             events.append((end - 2 + 2.0 * (i // 2) / max(1, n // 2), st.user_id,
-                           lambda st=st: attempts.submit(st, state[st.user_id]["id"], None), "submit"))
+                           lambda st=st: submission.submit(st, state[st.user_id]["id"], None), "submit"))
     first_tick = (int(end + 60) // 60 + 1) * 60  # after the grace period, at the next minute
     for m in range(3):  # the sweep runs every minute
         events.append((first_tick + 60 * m, "sweep", sweep.run, "sweep"))

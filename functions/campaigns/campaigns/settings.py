@@ -1,23 +1,35 @@
 """Campaign service settings, parsed once from ``CAMPAIGNS_*`` environment variables."""
 from __future__ import annotations
 
-from lambdakit.settings import ServiceSettings, SettingsConfigDict, get_settings
+from lambdakit.settings import (
+    NO_REPLY_SENDER,
+    PRESIGNED_URL_TTL_SECONDS,
+    BucketName,
+    EmailProvider,
+    FilesBucket,
+    PresignTtlSeconds,
+    QueueUrl,
+    SecretArn,
+    ServiceSettings,
+    SettingsConfigDict,
+    effective_email_provider,
+    get_settings,
+)
 
 
-class CampaignsSettings(ServiceSettings):
-    model_config = SettingsConfigDict(env_prefix="CAMPAIGNS_", extra="ignore", frozen=True)
+class CampaignsSettings(ServiceSettings, FilesBucket):
+    model_config = SettingsConfigDict(env_prefix="CAMPAIGNS_")
 
     table_name: str = "campaigns-CampaignsTable"
-    send_queue_url: str = ""
-    webhook_queue_url: str = ""
-    files_bucket: str = ""
+    send_queue_url: QueueUrl = ""
+    webhook_queue_url: QueueUrl = ""
     #: Secrets Manager ARN of the link-signing key; ``signing_secret`` overrides it locally.
-    signing_secret_arn: str = ""
+    signing_secret_arn: SecretArn = ""
     signing_secret: str = ""
 
     # ---- camp-sending: sending pipeline, tracking, webhooks, SES feedback
     #: Default provider: ``ses`` or ``sandbox``; empty means sandbox under Stage=local, SES elsewhere.
-    default_provider: str = ""
+    default_provider: EmailProvider = ""
     #: SES v2 configuration set that carries delivery/bounce/complaint events to EventBridge.
     ses_configuration_set: str = ""
     #: Used when SES GetAccount is unavailable (the emulator) or fails; SES's sandbox default is 1/s.
@@ -27,7 +39,7 @@ class CampaignsSettings(ServiceSettings):
     #: Per-account sending limit (messages per second, across all workers).
     account_send_rate_per_second: int = 200
     #: Default From address when neither the request nor the campaign gives one.
-    default_from_email: str = "no-reply@example.com"
+    default_from_email: str = NO_REPLY_SENDER
     default_from_name: str = ""
     #: Recipient records, outbox entries and webhook deliveries expire after this many days.
     send_record_ttl_days: int = 400
@@ -38,7 +50,7 @@ class CampaignsSettings(ServiceSettings):
     #: Attempts before a delivery goes to the DLQ; 0 means the stage default (8 deployed, 4 locally).
     webhook_max_attempts: int = 0
     webhook_timeout_seconds: float = 10.0
-    webhook_dlq_url: str = ""
+    webhook_dlq_url: QueueUrl = ""
     #: Maximum webhooks per account.
     max_webhooks: int = 25
     #: Maximum sender identities (addresses + domains) per account: identities live in the
@@ -49,7 +61,7 @@ class CampaignsSettings(ServiceSettings):
 
     @property
     def provider_default(self) -> str:
-        return self.default_provider or ("sandbox" if self.is_local else "ses")
+        return effective_email_provider(self.default_provider, local=self.is_local)
 
     @property
     def webhook_backoff(self) -> list[int]:
@@ -78,13 +90,13 @@ class CampaignsSettings(ServiceSettings):
     import_job_max_bytes: int = 200 * 1024 * 1024
     #: Exports bigger than this go to S3 with a presigned URL (Lambda's 6 MB response limit).
     export_inline_max_bytes: int = 5_000_000
-    presign_ttl_seconds: int = 900
+    presign_ttl_seconds: PresignTtlSeconds = PRESIGNED_URL_TTL_SECONDS
     #: Deepest offset reachable with page numbers; deeper pages use ``cursor``.
     max_page_offset: int = 10_000
     #: Queue of the import worker (import continuations, list detach jobs).
-    import_queue_url: str = ""
+    import_queue_url: QueueUrl = ""
     #: Bucket receiving asynchronous import uploads (its ObjectCreated events feed the import queue).
-    import_bucket: str = ""
+    import_bucket: BucketName = ""
     #: Rows one worker invocation processes before handing over to a continuation message.
     import_rows_per_invocation: int = 50_000
 

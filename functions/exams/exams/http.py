@@ -72,7 +72,7 @@ def is_strict(path: str) -> bool:
 def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
     from lambdakit.ratelimit import parse_rate
 
-    from .admin import repository as admin_repo
+    from .controls import repository as controls
     from .settings import settings
 
     s = settings()
@@ -81,7 +81,7 @@ def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
         checks.append(("strict", *parse_rate(s.strict_rate_limit)))
     shown = None
     for name, limit, window in checks:
-        d = admin_repo.hit(f"{name}:{subject}", limit, window)
+        d = controls.hit(f"{name}:{subject}", limit, window)
         if shown is None or d.remaining < shown.remaining or not d.allowed:
             shown = d
         if not d.allowed:
@@ -95,7 +95,7 @@ def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
 
 
 def _maintenance(principal) -> None:
-    from .admin import platform
+    from .controls import platform
 
     if principal is not None and principal.is_super_admin:
         return

@@ -1,13 +1,20 @@
-"""Data-access helpers shared by the delivery repositories (questions, tests, attempts,
-proctoring, analytics): the table handle and page/cursor queries. Only repositories import it."""
+"""Data-access helpers shared by the repositories: the table handle, page/cursor queries
+(``page_query``) and page/limit over a key query with totals from counters (``fetch_page``).
+Only repositories import it."""
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
 
 from .settings import settings
+
+if TYPE_CHECKING:
+    from lambdakit.pagination import PageRequest
+
+#: Deepest ``page * limit`` ``fetch_page`` reaches: a request stays bounded.
+MAX_OFFSET = 10_000
 
 
 def table() -> Table:
@@ -36,6 +43,24 @@ def page_query(pk: str, *, page: int, limit: int, cursor: str | None = None, ind
                 return [], None
     items, last = t.query(pk, index=index, sk_prefix=sk_prefix, limit=limit, cursor=start, forward=forward)
     return items, encode_cursor(last)
+
+
+def fetch_page(table: Table, pk_value: str, req: PageRequest, **kw: Any) -> list[dict]:
+    """Page ``req`` (page/limit) of a key query whose total comes from a counter maintained at write
+    time: the page is reached by reading the keys before it in the same query (cost grows with the
+    page number, never with the table), and offsets deeper than ``MAX_OFFSET`` are refused."""
+    if req.offset > MAX_OFFSET:
+        raise ValidationFailed("page is too deep", fields={"page": f"page * limit must not exceed {MAX_OFFSET}"})
+    need = req.offset + req.limit
+    out: list[dict] = []
+    cursor = None
+    while len(out) < need:
+        items, cursor = table.query(pk_value, limit=min(1000, need - len(out)) if kw.get("filter") is None else 1000,
+                                    cursor=cursor, **kw)
+        out.extend(items)
+        if not cursor:
+            break
+    return out[req.offset:need]
 
 
 @overload

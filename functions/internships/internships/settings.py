@@ -5,28 +5,39 @@ for local development only.
 """
 from __future__ import annotations
 
-from lambdakit.settings import ServiceSettings, SettingsConfigDict, get_settings
+from lambdakit.settings import (
+    NO_REPLY_SENDER,
+    PRESIGNED_URL_TTL_SECONDS,
+    EmailProvider,
+    FilesBucket,
+    PresignTtlSeconds,
+    QueueUrl,
+    RateLimit,
+    SecretArn,
+    ServiceSettings,
+    SettingsConfigDict,
+    get_settings,
+)
 
 
-class InternshipsSettings(ServiceSettings):
-    model_config = SettingsConfigDict(env_prefix="INTERNSHIPS_", extra="ignore", frozen=True)
+class InternshipsSettings(ServiceSettings, FilesBucket):
+    model_config = SettingsConfigDict(env_prefix="INTERNSHIPS_")
 
     table_name: str = "internships-InternshipsTable"
-    email_queue_url: str = ""
-    files_bucket: str = ""
-    jwt_secret_arn: str = ""
+    email_queue_url: QueueUrl = ""
+    jwt_secret_arn: SecretArn = ""
     jwt_secret: str = ""
-    cron_secret_arn: str = ""
+    cron_secret_arn: SecretArn = ""
     cron_secret: str = ""
-    payment_secret_arn: str = ""
+    payment_secret_arn: SecretArn = ""
     payment_provider: str = "sandbox"
     frontend_url: str = ""
     google_client_id: str = ""
-    sender_email: str = "no-reply@example.com"
+    sender_email: str = NO_REPLY_SENDER
 
     # --- ENGAGE slice (announcements, notifications, jobs, forms, mail, cron) ---
     #: ``ses`` (SES v2) or ``sandbox`` (records each message in DynamoDB); empty = sandbox when Stage is local.
-    email_provider: str = ""
+    email_provider: EmailProvider = ""
     email_max_attempts: int = 5
     email_retry_base_seconds: int = 60
     email_retry_max_seconds: int = 3600
@@ -45,9 +56,9 @@ class InternshipsSettings(ServiceSettings):
     jobs_max_per_source: int = 200
     #: Days a job listing stays before the TTL removes it.
     jobs_retention_days: int = 60
-    leads_rate_limit: str = "5/minute"
-    forms_rate_limit: str = "10/minute"
-    visit_rate_limit: str = "120/minute"
+    leads_rate_limit: RateLimit = "5/minute"
+    forms_rate_limit: RateLimit = "10/minute"
+    visit_rate_limit: RateLimit = "120/minute"
     inactive_after_days: int = 14
     deadline_reminder_days: int = 3
 
@@ -56,10 +67,10 @@ class InternshipsSettings(ServiceSettings):
     export_direct_max_rows: int = 2000
     #: with ``delivery: "direct"`` the body is still capped at this many rows (then S3)
     export_direct_hard_max_rows: int = 10000
-    export_url_ttl_seconds: int = 900
+    export_url_ttl_seconds: PresignTtlSeconds = PRESIGNED_URL_TTL_SECONDS
     analytics_cache_seconds: int = 60
     #: presigned upload URLs of POST /api/admin/resources/sign
-    resource_upload_url_ttl_seconds: int = 900
+    resource_upload_url_ttl_seconds: PresignTtlSeconds = PRESIGNED_URL_TTL_SECONDS
     resource_max_upload_bytes: int = 4 * 1024 * 1024
 
 
@@ -91,14 +102,14 @@ class InternshipsSettings(ServiceSettings):
     #: further ``iss`` values accepted in ID tokens (Google also signs ``accounts.google.com``).
     google_alt_issuers: str = "accounts.google.com"
     google_client_secret: str = ""
-    google_client_secret_arn: str = ""
+    google_client_secret_arn: SecretArn = ""
     google_http_timeout_seconds: float = 10.0
     #: HMAC key of the OAuth state cookie, its own secret (plain value: local development only).
     oauth_state_secret: str = ""
-    oauth_state_secret_arn: str = ""
+    oauth_state_secret_arn: SecretArn = ""
     #: POST /api/coupons/validate (docs: "Coupons"): per signed-in user and per IP.
-    coupon_validate_user_rate: str = "10/minute"
-    coupon_validate_ip_rate: str = "30/minute"
+    coupon_validate_user_rate: RateLimit = "10/minute"
+    coupon_validate_ip_rate: RateLimit = "30/minute"
     #: hosts /api/proxy-image may fetch from (comma separated, https only).
     avatar_proxy_hosts: str = ("lh3.googleusercontent.com,lh4.googleusercontent.com,lh5.googleusercontent.com,"
                                "lh6.googleusercontent.com,avatars.githubusercontent.com")

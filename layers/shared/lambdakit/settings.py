@@ -4,6 +4,12 @@ Each service subclasses ``ServiceSettings`` with its own ``env_prefix`` (for
 example ``CAMPAIGNS_``), so the three services can share one process locally
 without their variables colliding. ``get_settings(Model)`` caches one instance.
 
+What the services have in common lives here: the base fields (stage, public base URL, log level,
+the service's table), the ``FilesBucket`` mixin, and the field shapes they repeat under their own
+names (``QueueUrl``, ``BucketName``, ``SecretArn``, ``RateLimit``, ``PresignTtlSeconds``,
+``EmailProvider``) with the defaults the specs share. A service keeps its prefix, its own fields
+and the defaults its spec sets; a variable is always ``<PREFIX><FIELD NAME>``.
+
 Cold start: this is a small environment loader on plain pydantic models (with
 ``defer_build``), not pydantic-settings, whose import alone costs about as much as
 boto3's. Semantics kept: ``env_prefix`` + field name, case-insensitive; values are
@@ -24,9 +30,9 @@ import json
 import os
 import sys
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 LOCAL_STAGE = "local"
 #: The stages a deployed function may run under (the templates' ``Stage`` parameter values).
@@ -52,6 +58,34 @@ def _is_complex(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, (BaseModel, list, dict, set, tuple))
 
 
+# ---------------------------------------------------------------- shared field shapes
+#: An SQS queue URL (the template passes the queue's reference); empty where a function does not use it.
+QueueUrl = Annotated[str, Field(description="SQS queue URL from the template")]
+#: An S3 bucket name (the template passes the bucket's reference).
+BucketName = Annotated[str, Field(description="S3 bucket name from the template")]
+#: A Secrets Manager secret ARN. The plain field of the same name without ``_arn`` (when the
+#: service has one) holds the value for local development and wins when set.
+SecretArn = Annotated[str, Field(description="Secrets Manager ARN; the plain twin overrides it locally")]
+#: ``"<count>/<window>"`` as ``lambdakit.ratelimit.parse_rate`` reads it: ``"100/minute"``, ``"1000/15minutes"``.
+RateLimit = Annotated[str, Field(description='"<count>/<window>", e.g. "100/minute" or "1000/15minutes"')]
+#: Lifetime of a presigned S3 URL (download or upload link), in seconds.
+PresignTtlSeconds = Annotated[int, Field(description="Lifetime of a presigned S3 URL, seconds")]
+#: Outbound email provider: ``ses``, ``sandbox`` (records each message, sends nothing), or empty
+#: for the stage default (``effective_email_provider``).
+EmailProvider = Annotated[str, Field(description='"ses", "sandbox", or empty for the stage default')]
+
+#: The specs' lifetime of a presigned link: 15 minutes.
+PRESIGNED_URL_TTL_SECONDS = 900
+#: Default sender address of outbound mail when nothing else names one.
+NO_REPLY_SENDER = "no-reply@example.com"
+
+
+def effective_email_provider(configured: str, *, local: bool) -> str:
+    """The provider an email-provider setting names; empty means ``sandbox`` under Stage=local and
+    SES everywhere else."""
+    return configured or ("sandbox" if local else "ses")
+
+
 class ServiceSettings(BaseModel):
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", frozen=True)
 
@@ -61,6 +95,9 @@ class ServiceSettings(BaseModel):
     #: Public base URL of the service's API (tracking links, redirects, verify URLs).
     public_base_url: str = "http://127.0.0.1"
     log_level: str = "INFO"
+    #: The service's DynamoDB table (single-table design; the template passes its name). Each
+    #: service gives its stack's table as the default.
+    table_name: str
 
     @model_validator(mode="before")
     @classmethod
@@ -93,6 +130,12 @@ class ServiceSettings(BaseModel):
     @property
     def is_local(self) -> bool:
         return self.stage == LOCAL_STAGE
+
+
+class FilesBucket(BaseModel):
+    """Mixin of a service with one bucket for uploads and generated files (``FilesBucket`` in its template)."""
+
+    files_bucket: BucketName = ""
 
 
 S = TypeVar("S", bound=ServiceSettings)

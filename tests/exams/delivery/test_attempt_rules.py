@@ -114,7 +114,7 @@ def test_section_time_expiry(tenant):
 
 
 def test_twenty_parallel_submits_grade_once(tenant, atomic_ddb):
-    from exams.attempts import service
+    from exams.attempts import submission as service
     from lambdakit.errors import ApiError
 
     st = tenant.students[0]

@@ -139,7 +139,7 @@ def test_event_racing_a_submission_is_refused_by_the_transaction(r2_tenant):
 
     import boto3
 
-    from exams.attempts import service as attempts
+    from exams.attempts import submission as attempts
     from exams.proctoring import service
     from lambdakit.errors import ApiError
     from tests.exams.delivery.delivery_helpers import principal_of

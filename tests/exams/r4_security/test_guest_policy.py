@@ -176,7 +176,7 @@ def test_parallel_starts_of_one_guest_open_one_attempt(small, atomic_ddb):
 
 
 def test_parallel_first_answers_never_exceed_capacity(small, atomic_ddb):
-    from exams.attempts import service
+    from exams.attempts import answers as service
     from exams.attempts import start as starting
     from exams.attempts.guests import GuestClient
 

@@ -1,1 +1,1 @@
-"""Platform settings, audit-log listing and the service-wide controls (rate limits)."""
+"""The super admin's routes: platform settings (the item itself lives in ``exams.controls``) and the audit-log listing."""

@@ -7,10 +7,11 @@ from lambdakit.http import json_object, parse_model, query
 from lambdakit.openapi import doc
 from lambdakit.pagination import page_request
 
+from ..controls import platform
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import SUPER_ADMIN, require, signed_in
 from ..settings import settings
-from . import auditlog, platform
+from . import auditlog
 from .models import SettingsUpdate
 
 router = APIGatewayHttpRouter()

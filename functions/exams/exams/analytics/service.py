@@ -88,7 +88,7 @@ def student_analytics(p: Principal, student_id: str) -> dict:
     for a in done:
         tid = a["test_id"]
         if tid not in visible:
-            from ..attempts.service import results_visible
+            from ..attempts.views import results_visible
             from ..tests import repository as trepo
 
             visible[tid] = results_visible(p, trepo.get(tid))

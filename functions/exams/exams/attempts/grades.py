@@ -9,7 +9,9 @@ from ..grading import MANUAL, KeyEntry, grade
 from ..identity import Principal, ensure_object_tenant
 from ..settings import settings
 from . import repository as repo
-from .service import _audit, _enqueue, load, present
+from .access import load
+from .submission import enqueue_analytics
+from .views import present
 
 
 def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
@@ -50,8 +52,11 @@ def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
     counters.bump(a["client_id"], score_sum=round(result.percentage - float(a.get("percentage") or 0), 4),
                   pass_count=int(passed) - int(bool(a.get("counted_passed"))))
     if int(a.get("pending_manual") or 0) > 0 and result.pending_manual == 0:
-        _enqueue(new)
-    _audit(p, "attempt.grade", attempt_id, a["client_id"], {"grades": len(grades), "score": result.score})
+        enqueue_analytics(new)
+    from ..audit.writer import record
+
+    record("attempt.grade", "attempt", attempt_id, user_id=p.user_id, client_id=a["client_id"],
+           metadata={"grades": len(grades), "score": result.score})
     out = present(new, t, p)
     out["results"] = new.get("results")
     return out

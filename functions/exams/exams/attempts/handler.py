@@ -12,8 +12,8 @@ from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
+from . import answers, guests, reads, start, submission
 from . import grades as grades_
-from . import guests, service, start
 from .guests import COOKIE as GUEST_COOKIE
 from .guests import GuestClient
 from .guests import cookie as guest_cookie
@@ -66,7 +66,7 @@ def test_guests(testId: str):
             openapi_extensions=doc(query="exams.attempts.models:AttemptListQuery", response="exams.attempts.models:AttemptOut", paginated=True, errors=(503,)))
 def list_attempts():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
-    items, total, nxt = service.list_attempts(
+    items, total, nxt = reads.list_attempts(
         principal(router), student_id=query(router, "student_id"), test_id=query(router, "test_id"),
         attempt_id=query(router, "attempt_id"), token=attempt_token(), page=req.page, limit=req.limit,
         cursor=query(router, "cursor"))
@@ -77,7 +77,7 @@ def list_attempts():
             middlewares=[optional_auth],
             openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptDetail", errors=(503,)))
 def get_attempt(attemptId: str):
-    return ok(service.get_attempt(principal(router), attemptId, attempt_token()))
+    return ok(reads.get_attempt(principal(router), attemptId, attempt_token()))
 
 
 @router.post("/api/attempt-answers", summary="Save a batch of answers (idempotent upsert)", middlewares=[optional_auth],
@@ -108,13 +108,13 @@ def save_batch():
         if "selected_option" in e.model_fields_set:
             d["answer"] = e.selected_option
         payload.append(d)
-    return ok(service.save_answers(principal(router), attempt_ids.pop(), attempt_token(), payload), "Answers saved")
+    return ok(answers.save_answers(principal(router), attempt_ids.pop(), attempt_token(), payload), "Answers saved")
 
 
 @router.get("/api/attempt-answers/<attemptId>", summary="Saved answers of an attempt", middlewares=[optional_auth],
             openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SavedAnswer", list_key="answers", errors=(503,)))
 def get_answers(attemptId: str):
-    return ok(service.get_answers(principal(router), attemptId, attempt_token()))
+    return ok(reads.get_answers(principal(router), attemptId, attempt_token()))
 
 
 @router.post("/api/attempts/<attemptId>/answers", summary="Save one answer (idempotent upsert)",
@@ -125,7 +125,7 @@ def save_one(attemptId: str):
     d = {"question_id": body.question_id, "marked_for_review": body.marked_for_review, "time_spent": body.time_spent}
     if "student_answer" in body.model_fields_set:
         d["answer"] = body.student_answer
-    return ok(service.save_answers(principal(router), attemptId, attempt_token(), [d]), "Answer saved")
+    return ok(answers.save_answers(principal(router), attemptId, attempt_token(), [d]), "Answer saved")
 
 
 @router.post("/api/rpc/submit-attempt", summary="Submit and grade an attempt (first call only)",
@@ -133,7 +133,7 @@ def save_one(attemptId: str):
              openapi_extensions=doc(body="exams.attempts.models:SubmitIn", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit_rpc():
     body = parse_model(SubmitIn, json_object(router))
-    return ok(service.submit(principal(router), body.attempt_id, attempt_token(), client_time_taken=body.time_taken),
+    return ok(submission.submit(principal(router), body.attempt_id, attempt_token(), client_time_taken=body.time_taken),
               "Attempt submitted")
 
 
@@ -142,7 +142,7 @@ def submit_rpc():
              openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit(attemptId: str):
     data = json_object(router, required=False)
-    return ok(service.submit(principal(router), attemptId, attempt_token(), client_time_taken=data.get("time_taken")),
+    return ok(submission.submit(principal(router), attemptId, attempt_token(), client_time_taken=data.get("time_taken")),
               "Attempt submitted")
 
 

@@ -5,9 +5,12 @@ reload shows the same order. All times are server times (epoch seconds).
 """
 from __future__ import annotations
 
+import datetime as dt
 import random
 from dataclasses import dataclass
 from typing import Any
+
+from lambdakit import clock
 
 _rng = random.SystemRandom()
 
@@ -117,6 +120,11 @@ def current_section_index(attempt: dict, now: float) -> int:
 
 def remaining_seconds(deadline_ts: float, now: float) -> int:
     return max(0, int(deadline_ts - now))
+
+
+def iso_at(ts: float) -> str:
+    """A server time (epoch seconds) as the API's ISO 8601 UTC timestamp."""
+    return clock.iso(dt.datetime.fromtimestamp(ts, tz=dt.timezone.utc))
 
 
 def public_question(q: dict, options: list[str]) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from ..tests import repository as trepo
 from ..tests import service as tests
 from . import guests, paper
 from . import repository as repo
-from .service import _audit, _dt, auto_submit, present
+from .submission import auto_submit
+from .views import present
 
 
 def _window_check(t: dict, now_ts: float) -> None:
@@ -129,7 +130,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
         "candidate_id": candidate_id, "is_guest": guest, "guest_name": name if guest else None,
         "token_hash": sha256_hex(token) if token else None, "status": "in_progress",
         "started_at": now_iso, "started_ts": now_ts, "deadline_ts": deadline_ts,
-        "deadline": clock.iso(_dt(deadline_ts)), "duration_seconds": duration,
+        "deadline": paper.iso_at(deadline_ts), "duration_seconds": duration,
         "sections": sections, "order": order, "furthest_section": 0, "risk_score": 0, "event_count": 0,
         "attempt_number": used + 1, "test_name": t.get("test_name"),
         "started_by": None if p is None else p.user_id,
@@ -150,7 +151,10 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
     count("AttemptsStarted")
     if guest:
         count("GuestAttempts")
-    _audit(p, "attempt.start", attempt_id, t["client_id"], {"test_id": t["id"], "guest": guest})
+    from ..audit.writer import record
+
+    record("attempt.start", "attempt", attempt_id, user_id=p.user_id if p else None, client_id=t["client_id"],
+           metadata={"test_id": t["id"], "guest": guest})
     out = present(a, t, p)
     out["attempt_token"] = token
     if ident:

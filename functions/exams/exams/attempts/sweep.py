@@ -9,21 +9,22 @@ from lambdakit.observability import worker_entry
 
 from ..http import logger
 from ..settings import settings
+from . import paper
 from . import repository as repo
-from . import service
+from .submission import auto_submit
 
 PER_SHARD = 200
 
 
 def run() -> dict:
     s = settings()
-    cutoff = clock.iso(service._dt(clock.now_ts() - s.answer_grace_seconds))
+    cutoff = paper.iso_at(clock.now_ts() - s.answer_grace_seconds)
     submitted = seen = 0
     for shard in range(s.sweep_shards):
         for item in repo.due(shard, cutoff, PER_SHARD):
             seen += 1
             try:
-                if service.auto_submit(item["id"], "deadline"):
+                if auto_submit(item["id"], "deadline"):
                     submitted += 1
             except Exception:  # noqa: BLE001 - one bad attempt must not stop the sweep
                 logger.exception("sweep submit failed", extra={"attempt_id": item.get("id")})

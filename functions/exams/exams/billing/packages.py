@@ -36,11 +36,7 @@ def request_package(actor: Principal, package_type: str) -> dict:
 def list_requests(status: str | None, req: PageRequest) -> tuple[list[dict], dict]:
     """All package purchases, newest first (super admin), optionally by status."""
     if status:
-        from boto3.dynamodb.conditions import Attr
-
-        from ..admin.paging import fetch_page
-
-        items = fetch_page(repo.table(), "PACKAGES", req, index="gsi1", forward=False, filter=Attr("status").eq(status))
+        items = repo.list_by_index("PACKAGES", req, status=status)
         return [public(p) for p in items], page_meta(req, repo.count(f"PKG#ALL#{status}"))
     return [public(p) for p in repo.list_by_index("PACKAGES", req)], page_meta(req, repo.count("PKG#ALL"))
 

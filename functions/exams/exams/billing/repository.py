@@ -19,8 +19,8 @@ from lambdakit.ddb import Table
 from lambdakit.errors import ApiError, ConditionFailed
 from lambdakit.pagination import PageRequest
 
-from ..admin.paging import fetch_page
 from ..settings import settings
+from ..store import fetch_page
 
 COUNT_PK = "BILLCOUNT"
 
@@ -129,8 +129,15 @@ def mark_subscription_expired(cid: str) -> None:
         pass
 
 
-def list_by_index(pk_value: str, req: PageRequest, *, index: str = "gsi1", forward: bool = False) -> list[dict]:
-    return fetch_page(table(), pk_value, req, index=index, forward=forward)
+def list_by_index(pk_value: str, req: PageRequest, *, index: str = "gsi1", forward: bool = False,
+                  status: str | None = None) -> list[dict]:
+    """Page ``req`` of an index partition; with ``status``, only its items in that status."""
+    flt = None
+    if status:
+        from boto3.dynamodb.conditions import Attr
+
+        flt = Attr("status").eq(status)
+    return fetch_page(table(), pk_value, req, index=index, forward=forward, filter=flt)
 
 
 def batch_subscriptions(cids: list[str]) -> dict[str, dict]:

@@ -7,13 +7,13 @@ logger = get_logger("exams")
 
 
 def run() -> dict[str, str]:
-    from ..admin import repository as admin_repo
+    from ..controls import repository as controls
     from ..identity import jwks
     from ..settings import settings
 
     out: dict[str, str] = {}
     try:
-        admin_repo.get_settings()
+        controls.get_settings()
         out["database"] = "ok"
     except Exception:  # noqa: BLE001
         logger.warning("health: database check failed")
@@ -26,7 +26,7 @@ def run() -> dict[str, str]:
 
 
 def announcement_banner() -> str | None:
-    from ..admin import platform
+    from ..controls import platform
 
     try:
         return platform.current().get("announcement_banner") or None

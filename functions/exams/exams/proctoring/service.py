@@ -12,7 +12,8 @@ from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.multipart import sniff_image
 from lambdakit.observability import count
 
-from ..attempts import service as attempts
+from ..attempts import access as attempts
+from ..attempts.submission import auto_submit
 from ..identity import Principal
 from ..settings import settings
 from . import repository as repo
@@ -62,7 +63,7 @@ def _ensure_in_progress(a: dict) -> None:
     """Events after submission are refused. An attempt past its deadline plus the grace period is
     submitted now with its saved answers (the "next touch" rule) and the event is refused."""
     if a["status"] == "in_progress" and clock.now_ts() > float(a["deadline_ts"]) + settings().answer_grace_seconds:
-        attempts.auto_submit(a["id"], "deadline")
+        auto_submit(a["id"], "deadline")
         a = attempts.load(a["id"])
     if a["status"] != "in_progress":
         raise _not_in_progress(a)
@@ -115,7 +116,7 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
     risk = int(cur.get("risk_score") or 0)
     auto = False
     if risk >= s.risk_autosubmit_threshold and cur["status"] == "in_progress":
-        auto = attempts.auto_submit(a["id"], "proctoring")
+        auto = auto_submit(a["id"], "proctoring")
         cur = attempts.load(a["id"])
     from ..audit.writer import record
     from ..stats import counters

@@ -6,7 +6,8 @@ from typing import Any
 
 from lambdakit.errors import ApiError
 
-from ..attempts import service as attempts
+from ..attempts import access
+from ..attempts.views import results_visible
 from ..identity import Principal
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -20,13 +21,13 @@ def report(p: Principal | None, attempt_id: str, token: str | None) -> tuple[byt
 
     a, answers = arepo.get_with_answers(attempt_id)
     if not a:
-        raise attempts.not_found(attempt_id)
-    attempts.authorize(p, a, token)
+        raise access.not_found(attempt_id)
+    access.authorize(p, a, token)
     if a["status"] != "submitted":
         raise ApiError("The report is available after submission", code="STATE_CONFLICT", status=409,
                        details={"expected_state": "submitted", "actual_state": a["status"]})
     t = trepo.get(a["test_id"]) or {}
-    visible = attempts.results_visible(p, t)
+    visible = results_visible(p, t)
     papers = {q["id"]: q for q in trepo.get_paper(a["test_id"])}
     key_item = trepo.get_key(a["test_id"]) or {}
     keys = key_item.get("keys") or {}

@@ -10,9 +10,9 @@ from lambdakit.ddb import Table
 from lambdakit.errors import ApiError, ConditionFailed, ValidationFailed
 from lambdakit.pagination import PageRequest
 
-from ..admin.paging import fetch_page
 from ..identity.repository import PROFILE_SK, profile_pk
 from ..settings import settings
+from ..store import fetch_page
 
 
 def table() -> Table:

@@ -1,4 +1,5 @@
-"""Platform settings (domain): defaults, reads and the maintenance rule."""
+"""Platform settings (domain): defaults, the per-request read (maintenance mode, banner) and the
+super admin's partial update (optimistic, audited with before/after)."""
 from __future__ import annotations
 
 from lambdakit import clock

@@ -1,0 +1,75 @@
+"""Read models of an attempt (no I/O): the summary every attempt response and list row starts
+from (``AttemptOut``; scores masked until the test shows results), the detail view (questions
+without answer keys in the attempt's order, section windows, saved answers) and a saved answer."""
+from __future__ import annotations
+
+from lambdakit import clock
+
+from ..identity import Principal
+from . import paper
+
+
+def is_admin(p: Principal | None) -> bool:
+    return p is not None and (p.is_super_admin or p.is_client_admin)
+
+
+def results_visible(p: Principal | None, test: dict | None) -> bool:
+    if is_admin(p):
+        return True
+    if not test:
+        return False
+    return bool(test.get("show_results_after_submission")) or test.get("result_status") == "published"
+
+
+def present(a: dict, test: dict | None, p: Principal | None) -> dict:
+    now = clock.now_ts()
+    out = {k: a.get(k) for k in ("id", "student_id", "test_id", "client_id", "status", "guest_name", "started_at",
+                                 "deadline", "submitted_at", "time_taken", "attempt_number", "risk_score",
+                                 "submit_reason", "test_name")}
+    out["is_guest"] = bool(a.get("is_guest"))
+    out["attempt_token"] = None
+    if a.get("status") == "in_progress":
+        out["remaining_seconds"] = paper.remaining_seconds(float(a["deadline_ts"]), now)
+        out["current_section"] = (a.get("sections") or [{}])[paper.current_section_index(a, now)].get("id")
+        out["server_time"] = clock.now_iso()
+    if a.get("status") == "submitted":
+        visible = results_visible(p, test)
+        out["result_masked"] = not visible
+        out["score"] = a.get("score") if visible else None
+        out["total_marks"] = a.get("total_marks")
+        out["percentage"] = a.get("percentage") if visible else None
+        out["passed"] = a.get("passed") if visible else None
+        out["pending_manual_grading"] = int(a.get("pending_manual") or 0)
+    else:
+        out["score"] = None
+    return out
+
+
+def answer_view(ans: dict) -> dict:
+    return {"question_id": ans["question_id"], "selected_option": ans.get("answer"),
+            "student_answer": ans.get("answer"), "marked_for_review": bool(ans.get("marked_for_review")),
+            "saved_at": ans.get("saved_at")}
+
+
+def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list[dict],
+           p: Principal | None) -> dict:
+    """``AttemptDetail``: the summary plus the attempt's questions (``questions``: the test's paper),
+    its sections with their closing times, the saved answers and, once visible, the results."""
+    out = present(a, test, p)
+    papers = {q["id"]: q for q in questions}
+    qs = []
+    for o in a.get("order") or []:
+        q = papers.get(o["question_id"])
+        if q:
+            pq = paper.public_question(q, o.get("options") or [])
+            pq["section_id"] = o.get("section_id")
+            qs.append(pq)
+    out["questions"] = qs
+    out["sections"] = [{"id": s["id"], "title": s.get("title"), "question_ids": s.get("question_ids"),
+                        "lock_navigation": s.get("lock_navigation"),
+                        "closes_at": paper.iso_at(a["started_ts"] + s["end_offset"])
+                        if s.get("end_offset") is not None else None} for s in a.get("sections") or []]
+    out["answers"] = [answer_view(x) for x in answers.values()]
+    if a.get("status") == "submitted" and results_visible(p, test) and (test or {}).get("allow_review", 1):
+        out["results"] = a.get("results")
+    return out
