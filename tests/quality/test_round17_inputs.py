@@ -102,8 +102,13 @@ def test_exams_non_finite_time_and_marks_are_400(exams_tenants):
     st = t.students[0]
     a = t.start(test, st)
     for raw in ('{"attempt_id": "%s", "time_taken": 1e999}', '{"attempt_id": "%s", "time_taken": Infinity}',
-                '{"attempt_id": "%s", "time_taken": NaN}'):
-        assert_error("exams", _raw(api, "POST", "/api/rpc/submit-attempt", raw % a["id"], st.headers), 400)
+                '{"attempt_id": "%s", "time_taken": NaN}', '{"attempt_id": "%s", "time_taken": 1e100}',
+                '{"attempt_id": "%s", "time_taken": "5%s"}' % ("%s", "0" * 49), '{"attempt_id": "%s", "time_taken": -1}',
+                '{"attempt_id": "%s", "time_taken": "soon"}'):
+        body = assert_error("exams", _raw(api, "POST", "/api/rpc/submit-attempt", raw % a["id"], st.headers), 400)
+        assert "time_taken" in json.dumps(body), body  # the refusal names the field (issue 17 item 3)
+    for raw in ('{"time_taken": 1e100}', '{"time_taken": "soon"}'):
+        assert_error("exams", _raw(api, "POST", f"/api/attempts/{a['id']}/submit", raw, st.headers), 400)
     r = api.post(f"/api/attempts/{a['id']}/submit", headers=st.headers)
     assert r.status == 200, r.text
     assert_error("exams", _raw(api, "PUT", f"/api/attempts/{a['id']}/grades",

@@ -32,7 +32,7 @@ REASONS = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: 
 def doc(*, body: str | None = None, query: str | None = None, response: str | None = None,
         status: int = 200, errors: Iterable[int] = (), public: bool = False, list_key: str | None = None,
         paginated: bool = False, content_type: str | None = None, form: dict[str, str] | None = None,
-        redirect: bool = False, also: dict[int, str] | None = None) -> dict[str, Any]:
+        redirect: bool = False, also: dict[int, str] | None = None, body_optional: bool = False) -> dict[str, Any]:
     """Documentation for one route (``openapi_extensions=doc(...)``).
 
     ``body``/``query``/``response``: ``"module:Class"`` pydantic models. ``list_key``: the
@@ -41,10 +41,12 @@ def doc(*, body: str | None = None, query: str | None = None, response: str | No
     ``form``: multipart fields ``{name: "file"|"string"}``. ``public``: no auth errors.
     ``also``: further success answers ``{status: "module:Class"}`` (JSON, in the service's
     envelope), e.g. ``{202: "pkg.models:JobStarted"}`` for a route that may hand work to a job.
+    ``body_optional``: the route also accepts no body at all.
     """
     return {KEY: {"body": body, "query": query, "response": response, "status": status, "errors": list(errors),
                   "public": public, "list_key": list_key, "paginated": paginated, "content_type": content_type,
-                  "form": form, "redirect": redirect, "also": {str(k): v for k, v in (also or {}).items()}}}
+                  "form": form, "redirect": redirect, "also": {str(k): v for k, v in (also or {}).items()},
+                  "body_optional": body_optional}}
 
 
 def _model(ref: str):
@@ -139,7 +141,7 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
             op["responses"] = responses
             if info.get("body"):
-                op["requestBody"] = {"required": True, "content": {"application/json": {
+                op["requestBody"] = {"required": not info.get("body_optional"), "content": {"application/json": {
                     "schema": schemas.ref(info["body"], "validation")}}}
             if info.get("form"):
                 props = {k: ({"type": "string", "format": "binary"} if v == "file" else {"type": "string"})

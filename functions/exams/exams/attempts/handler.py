@@ -17,7 +17,7 @@ from . import grades as grades_
 from .guests import COOKIE as GUEST_COOKIE
 from .guests import GuestClient
 from .guests import cookie as guest_cookie
-from .models import BatchAnswer, GradesIn, SingleAnswer, StartIn, SubmitIn
+from .models import BatchAnswer, GradesIn, SingleAnswer, StartIn, SubmitBody, SubmitIn
 
 router = APIGatewayHttpRouter()
 
@@ -139,10 +139,10 @@ def submit_rpc():
 
 @router.post("/api/attempts/<attemptId>/submit", summary="Submit and grade an attempt (first call only)",
              middlewares=[optional_auth],
-             openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
+             openapi_extensions=doc(body="exams.attempts.models:SubmitBody", body_optional=True, query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit(attemptId: str):
-    data = json_object(router, required=False)
-    return ok(submission.submit(principal(router), attemptId, attempt_token(), client_time_taken=data.get("time_taken")),
+    body = parse_model(SubmitBody, json_object(router, required=False))
+    return ok(submission.submit(principal(router), attemptId, attempt_token(), client_time_taken=body.time_taken),
               "Attempt submitted")
 
 

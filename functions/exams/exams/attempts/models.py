@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,11 +33,17 @@ class SingleAnswer(_AnswerBase):
     student_answer: str | list[str] | bool | None = None
 
 
+#: ``time_taken`` as the client reports it (spec: an integer, unit not shown; kept as information,
+#: the server measures its own): a number from 0 to 10^12 (seconds or milliseconds for decades);
+#: anything else is a 400 naming the field, never a value DynamoDB refuses.
+ClientTimeTaken = Annotated[float | None, Field(default=None, ge=0, le=10**12)]
+
+
 class SubmitIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     attempt_id: str = Field(min_length=1, max_length=64)
-    time_taken: Any = None
+    time_taken: ClientTimeTaken = None
 
 
 class Grade(BaseModel):
@@ -109,7 +115,7 @@ class BatchAnswers(BaseModel):
 class SubmitBody(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    time_taken: Any = None
+    time_taken: ClientTimeTaken = None
 
 
 class AttemptListQuery(CursorPageQuery):
