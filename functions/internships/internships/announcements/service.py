@@ -20,8 +20,7 @@ from lambdakit import clock, ids
 from lambdakit.errors import BadRequest, Conflict, NotFound
 from lambdakit.pagination import page_meta, page_request
 
-from .. import activity
-from ..engagement import people
+from .. import activity, people
 from . import repository as repo
 from .models import AnnouncementCreate, AnnouncementUpdate, DeliveryChannels
 
