@@ -10,6 +10,7 @@ from __future__ import annotations
 from lambdakit import clock
 
 from ..mail import service as mail
+from ..mail.outbox import enqueue_ex
 from . import repository as repo
 
 JOBS = ("process-emails", "inactive-students", "deadline-reminders", "job-alerts")
@@ -19,7 +20,7 @@ def process_emails() -> dict:
     from ..announcements import service as announcements
 
     for ann_id in announcements.pending_fanouts():  # safety net for lost fan-out messages / scheduled ones
-        announcements.fan_out(ann_id)
+        announcements.fan_out(ann_id, enqueue_ex)
     r = mail.sweep()
     return {"ok": True, "sent": r["sent"], "skipped": r["skipped"], "failed": r["failed"], "retried": r["retry"]}
 

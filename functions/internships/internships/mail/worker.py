@@ -18,6 +18,7 @@ from lambdakit.observability import worker_entry
 
 from ..http import logger
 from . import service
+from .outbox import enqueue_ex
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
@@ -32,9 +33,9 @@ def record_handler(record: SQSRecord) -> str:
         logger.warning("dropping malformed email queue message")
         return "skipped"
     if isinstance(body, dict) and body.get("fanout") == "announcement" and isinstance(body.get("id"), str):
-        from ..announcements import service as announcements
+        from ..announcements import service as announcements  # cold start: only fan-out messages need it
 
-        announcements.fan_out(body["id"])
+        announcements.fan_out(body["id"], enqueue_ex)
         return "fanout"
     email_id = body.get("emailId") if isinstance(body, dict) else None
     if not isinstance(email_id, str) or not email_id:
