@@ -10,10 +10,10 @@ from lambdakit.observability import count
 
 from .. import notify
 from ..accounts import repository as accounts_repo
+from ..enrollments import invoices as invoice_rules
 from ..enrollments import repository as enrollments
 from ..settings import settings
 from . import certificates
-from . import invoices as invoice_rules
 from . import repository as repo
 
 logger = logging.getLogger("internships.documents")
