@@ -20,6 +20,7 @@ from ..store import clean
 if TYPE_CHECKING:
     from boto3.dynamodb.conditions import ConditionBase
 
+
 def table() -> Table:
     return Table(settings().table_name)
 

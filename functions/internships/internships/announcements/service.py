@@ -272,8 +272,8 @@ def fan_out(ann_id: str, enqueue: Enqueue) -> int:
     for uid, email, name in recipients(a):
         try:
             _, created = enqueue("announcement", email, {"name": name, "title": a["title"], "content": a["content"],
-                                                            "announcementId": a["id"]},
-                                    dedupe_key=f"ann:{a['id']}:{uid}", user_id=uid)
+                                                         "announcementId": a["id"]},
+                                 dedupe_key=f"ann:{a['id']}:{uid}", user_id=uid)
         except Exception:  # noqa: BLE001 - one bad address must not stop the rest
             logger.warning("skipped an announcement recipient", extra={"announcement_id": a["id"]})
             continue

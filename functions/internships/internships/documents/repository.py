@@ -36,11 +36,11 @@ def invoice_count(uid: str) -> int:
     return int(u.get("invoice_count", 0))
 
 
+ACTIVE_TEMPLATE_KEY = ("CERTTPL", "ACTIVE")
+
+
 def template_key(tid: str) -> tuple[str, str]:
     return f"CERTTPL#{tid}", "CERTTPL"
-
-
-ACTIVE_TEMPLATE_KEY = ("CERTTPL", "ACTIVE")
 
 
 def certificate_template(tid: str) -> dict | None:
