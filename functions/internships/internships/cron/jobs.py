@@ -10,7 +10,6 @@ from __future__ import annotations
 from lambdakit import clock
 
 from ..mail import service as mail
-from ..mail.outbox import enqueue_ex
 from . import repository as repo
 
 JOBS = ("process-emails", "inactive-students", "deadline-reminders", "job-alerts")
@@ -18,6 +17,7 @@ JOBS = ("process-emails", "inactive-students", "deadline-reminders", "job-alerts
 
 def process_emails() -> dict:
     from ..announcements import service as announcements
+    from ..mail.outbox import enqueue_ex
 
     for ann_id in announcements.pending_fanouts():  # safety net for lost fan-out messages / scheduled ones
         announcements.fan_out(ann_id, enqueue_ex)

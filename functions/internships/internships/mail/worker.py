@@ -18,7 +18,6 @@ from lambdakit.observability import worker_entry
 
 from ..http import logger
 from . import service
-from .outbox import enqueue_ex
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
@@ -33,7 +32,9 @@ def record_handler(record: SQSRecord) -> str:
         logger.warning("dropping malformed email queue message")
         return "skipped"
     if isinstance(body, dict) and body.get("fanout") == "announcement" and isinstance(body.get("id"), str):
-        from ..announcements import service as announcements  # cold start: only fan-out messages need it
+        # cold start: only fan-out messages need the announcement rules and the outbox
+        from ..announcements import service as announcements
+        from .outbox import enqueue_ex
 
         announcements.fan_out(body["id"], enqueue_ex)
         return "fanout"
