@@ -7,8 +7,8 @@ import pytest
 
 from internships.auth.permissions import DEFAULT_ROLE_PERMISSIONS, PERMISSIONS, resolve
 from internships.coupons import service as coupons
-from internships.documents import certificates, invoices
-from internships.enrollments import gateway
+from internships.documents import certificates
+from internships.enrollments import gateway, invoices
 from internships.enrollments.service import _duration
 from internships.learning import plan
 from internships.learning.service import with_locks

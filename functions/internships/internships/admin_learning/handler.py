@@ -6,10 +6,10 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, int_query, json_object, parse_model, raw_body
+from lambdakit.listing import list_body, list_request
 from lambdakit.openapi import doc
 
 from ..admin_common.dates import iso_bounds
-from ..admin_common.http import filters, page_params, paginated
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
 from . import cert_templates, certificates, enrollments, invoices, resources, submissions
@@ -41,12 +41,11 @@ def _me() -> str:
             description="Query page, limit, status, search (student name/email, domain, id, coupon), domain_id, "
                         "payment_status, cursor. Newest first.")
 def list_enrollments():
-    req, cursor = page_params(router)
-    f = filters(router, "status", "search", "domain_id", "payment_status")
+    q = list_request(router, "status", "search", "domain_id", "payment_status")
     items, total, exact, nxt = enrollments.list_enrollments(
-        status=f.get("status"), search=f.get("search"), domain_id=f.get("domain_id"),
-        payment_status=f.get("payment_status"), offset=req.offset, limit=req.limit, cursor=cursor)
-    return ok(paginated("enrollments", items, req, total, nxt, exact))
+        status=q.get("status"), search=q.get("search"), domain_id=q.get("domain_id"),
+        payment_status=q.get("payment_status"), **q.window)
+    return ok(list_body("enrollments", items, q, total, nxt, exact))
 
 
 @router.get("/api/admin/enrollments/<id>", middlewares=[require_permission("manage_enrollments")],
@@ -82,11 +81,10 @@ def repair(id: str):
             summary="Final-project submissions", description="Query page, limit, status (submitted|approved|"
                                                              "rejected), search, cursor.")
 def list_submissions():
-    req, cursor = page_params(router)
-    f = filters(router, "status", "search")
-    items, total, exact, nxt = submissions.list_submissions(status=f.get("status"), search=f.get("search"),
-                                                            offset=req.offset, limit=req.limit, cursor=cursor)
-    return ok(paginated("submissions", items, req, total, nxt, exact))
+    q = list_request(router, "status", "search")
+    items, total, exact, nxt = submissions.list_submissions(status=q.get("status"), search=q.get("search"),
+                                                            **q.window)
+    return ok(list_body("submissions", items, q, total, nxt, exact))
 
 
 @router.get("/api/admin/submissions/milestones", middlewares=[require_permission("review_milestones")],
@@ -99,12 +97,10 @@ def list_submissions():
                         "carries pendingCount (submitted, awaiting review: the badge) and counts {submitted, "
                         "reviewed, rejected}.")
 def list_milestone_submissions():
-    req, cursor = page_params(router)
-    f = filters(router, "status", "enrollment_id")
+    q = list_request(router, "status", "enrollment_id")
     items, total, exact, nxt, counts = submissions.milestone_submissions(
-        status=f.get("status"), enrollment_id=f.get("enrollment_id"), offset=req.offset, limit=req.limit,
-        cursor=cursor)
-    return ok(paginated("milestones", items, req, total, nxt, exact, pendingCount=counts["submitted"],
+        status=q.get("status"), enrollment_id=q.get("enrollment_id"), **q.window)
+    return ok(list_body("milestones", items, q, total, nxt, exact, pendingCount=counts["submitted"],
                         counts=counts))
 
 
@@ -130,13 +126,11 @@ def reject_submission(id: str):
                                    paginated=True),
             summary="List resources", description="Query domain_id, week, resource_type, page, limit.")
 def list_resources():
-    req, cursor = page_params(router)
-    f = filters(router, "domain_id", "resource_type")
+    q = list_request(router, "domain_id", "resource_type")
     week = int_query(router, "week", 0, minimum=0, maximum=52)
-    items, total, exact, nxt = resources.list_resources(domain_id=f.get("domain_id"), week=week or None,
-                                                        resource_type=f.get("resource_type"), offset=req.offset,
-                                                        limit=req.limit, cursor=cursor)
-    return ok(paginated("resources", items, req, total, nxt, exact))
+    items, total, exact, nxt = resources.list_resources(domain_id=q.get("domain_id"), week=week or None,
+                                                        resource_type=q.get("resource_type"), **q.window)
+    return ok(list_body("resources", items, q, total, nxt, exact))
 
 
 @router.post("/api/admin/resources", middlewares=[require_permission("manage_resources")],
@@ -197,9 +191,9 @@ def delete_resource(id: str):
                                    paginated=True),
             summary="List certificate templates", description="activeTemplateId names the one driving the PDF.")
 def list_templates():
-    req, cursor = page_params(router)
-    items, total, nxt, active = cert_templates.list_templates(req.offset, req.limit, cursor)
-    return ok(paginated("templates", items, req, total, nxt, activeTemplateId=active))
+    q = list_request(router)
+    items, total, nxt, active = cert_templates.list_templates(**q.window)
+    return ok(list_body("templates", items, q, total, nxt, activeTemplateId=active))
 
 
 @router.post("/api/admin/certificate-templates", middlewares=[require_permission("manage_templates")],
@@ -228,17 +222,15 @@ def put_template(id: str):
                                    list_key="certificates", paginated=True),
             summary="List certificates", description="Query page, limit, search, revoked (true|false), domain_id.")
 def list_certificates():
-    req, cursor = page_params(router)
-    f = filters(router, "search", "revoked", "domain_id")
+    q = list_request(router, "search", "revoked", "domain_id")
     revoked = None
-    if "revoked" in f:
-        if f["revoked"] not in ("true", "false"):
+    if "revoked" in q.filters:
+        if q.filters["revoked"] not in ("true", "false"):
             raise ValidationFailed("revoked must be true or false", fields={"revoked": "Must be true or false"})
-        revoked = f["revoked"] == "true"
-    items, total, exact, nxt = certificates.list_certificates(search=f.get("search"), revoked=revoked,
-                                                              domain_id=f.get("domain_id"), offset=req.offset,
-                                                              limit=req.limit, cursor=cursor)
-    return ok(paginated("certificates", items, req, total, nxt, exact))
+        revoked = q.filters["revoked"] == "true"
+    items, total, exact, nxt = certificates.list_certificates(search=q.get("search"), revoked=revoked,
+                                                              domain_id=q.get("domain_id"), **q.window)
+    return ok(list_body("certificates", items, q, total, nxt, exact))
 
 
 @router.post("/api/admin/certificates/<id>/revoke", middlewares=[require_permission("manage_certificates")],
@@ -263,12 +255,11 @@ def unrevoke_certificate(id: str):
                                    paginated=True),
             summary="List invoices", description="Query page, limit, search, user_id, date_from, date_to.")
 def list_invoices():
-    req, cursor = page_params(router)
-    f = filters(router, "search", "user_id", "date_from", "date_to")
-    items, total, exact, nxt = invoices.list_invoices(search=f.get("search"), user_id=f.get("user_id"),
-                                                      bounds=iso_bounds(f.get("date_from"), f.get("date_to")),
-                                                      offset=req.offset, limit=req.limit, cursor=cursor)
-    return ok(paginated("invoices", items, req, total, nxt, exact))
+    q = list_request(router, "search", "user_id", "date_from", "date_to")
+    items, total, exact, nxt = invoices.list_invoices(search=q.get("search"), user_id=q.get("user_id"),
+                                                      bounds=iso_bounds(q.get("date_from"), q.get("date_to")),
+                                                      **q.window)
+    return ok(list_body("invoices", items, q, total, nxt, exact))
 
 
 @router.post("/api/admin/invoices/<id>/send", middlewares=[require_permission("manage_invoices")],

@@ -3,6 +3,7 @@
 Certificate templates: ``pk="CERTTPL#<id>"``, ``sk="CERTTPL"``; ``gsi1pk="CERTTPLS"``,
 ``gsi1sk="<created_at>#<id>"``. The active one is named by ``pk="CERTTPL"``, ``sk="ACTIVE"``
 (``template_id``), and carries ``is_active`` itself; activation flips both in one transaction.
+The keys and the two reads live in ``documents.repository`` (the certificate PDF reads the active one).
 """
 from __future__ import annotations
 
@@ -12,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
+from ..documents.repository import ACTIVE_TEMPLATE_KEY, template_key
 from ..settings import settings
 from ..store import clean
 
 if TYPE_CHECKING:
     from boto3.dynamodb.conditions import ConditionBase
-
-ACTIVE_KEY = ("CERTTPL", "ACTIVE")
 
 
 def table() -> Table:
@@ -26,14 +26,6 @@ def table() -> Table:
 
 
 # ---------------------------------------------------------------- certificate templates
-def tpl_key(tid: str) -> tuple[str, str]:
-    return f"CERTTPL#{tid}", "CERTTPL"
-
-
-def get_template(tid: str) -> dict | None:
-    return clean(table().get(*tpl_key(tid), consistent=True))
-
-
 def list_templates(offset: int, limit: int, cursor: str | None):
     from ..admin_common import repository as listing
 
@@ -44,22 +36,20 @@ def count_templates() -> int:
     return int((table().get("COUNTER#CERTTPL", "TOTAL") or {}).get("all", 0))
 
 
-def active_pointer() -> dict | None:
-    return table().get(*ACTIVE_KEY, consistent=True)
-
-
 def _activation_ops(tid: str, previous: str | None, now: str) -> list[dict]:
-    ops: list[dict] = [{"put": {"pk": ACTIVE_KEY[0], "sk": ACTIVE_KEY[1], "template_id": tid, "updated_at": now},
+    ops: list[dict] = [{"put": {"pk": ACTIVE_TEMPLATE_KEY[0], "sk": ACTIVE_TEMPLATE_KEY[1], "template_id": tid,
+                                "updated_at": now},
                         "condition": "attribute_not_exists(pk) OR template_id = :prev" if previous else
                         "attribute_not_exists(pk)",
                         "values": {":prev": previous} if previous else None}]
     if previous and previous != tid:
-        ops.append({"update": tpl_key(previous), "set": {"is_active": False}, "condition": "attribute_exists(pk)"})
+        ops.append({"update": template_key(previous), "set": {"is_active": False},
+                    "condition": "attribute_exists(pk)"})
     return ops
 
 
 def create_template(tpl: dict, *, activate: bool, previous_active: str | None, now: str) -> None:
-    item = {"pk": tpl_key(tpl["id"])[0], "sk": "CERTTPL", "gsi1pk": "CERTTPLS",
+    item = {"pk": template_key(tpl["id"])[0], "sk": "CERTTPL", "gsi1pk": "CERTTPLS",
             "gsi1sk": f"{tpl['created_at']}#{tpl['id']}", **tpl}
     ops: list[dict] = [{"put": item, "condition": "attribute_not_exists(pk)"},
                        {"update": ("COUNTER#CERTTPL", "TOTAL"), "add": {"all": 1}}]
@@ -73,11 +63,11 @@ def create_template(tpl: dict, *, activate: bool, previous_active: str | None, n
 
 def update_template(tid: str, sets: dict, *, activate: bool | None, previous_active: str | None,
                     now: str) -> None:
-    ops: list[dict] = [{"update": tpl_key(tid), "set": sets, "condition": "attribute_exists(pk)"}]
+    ops: list[dict] = [{"update": template_key(tid), "set": sets, "condition": "attribute_exists(pk)"}]
     if activate is True:
         ops += _activation_ops(tid, previous_active, now)
     elif activate is False and previous_active == tid:
-        ops.append({"delete": ACTIVE_KEY, "condition": "template_id = :me", "values": {":me": tid}})
+        ops.append({"delete": ACTIVE_TEMPLATE_KEY, "condition": "template_id = :me", "values": {":me": tid}})
     try:
         table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
     except ConditionFailed:

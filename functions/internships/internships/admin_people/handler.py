@@ -5,10 +5,10 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model
+from lambdakit.listing import list_body, list_request
 from lambdakit.openapi import doc
 
 from ..activity import service as activity_service
-from ..admin_common.http import filters, page_params, paginated
 from ..auth import principal, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
 from . import leads, roles, users
@@ -56,13 +56,11 @@ def put_role(role: str):
             description="Newest first. Query page, limit, admin_id, action_type, entity_type, search, date_from, "
                         "date_to (ISO dates; date_to inclusive), cursor.")
 def activity_logs():
-    req, cursor = page_params(router)
-    f = filters(router, "admin_id", "action_type", "entity_type", "search", "date_from", "date_to")
-    dims = {k: f[k] for k in ("admin_id", "action_type", "entity_type") if k in f}
+    q = list_request(router, "admin_id", "action_type", "entity_type", "search", "date_from", "date_to")
+    dims = {k: q.filters[k] for k in ("admin_id", "action_type", "entity_type") if k in q.filters}
     logs, total, exact, nxt = activity_service.list_logs(
-        dims, search=f.get("search"), date_from=f.get("date_from"), date_to=f.get("date_to"),
-        offset=req.offset, limit=req.limit, cursor=cursor)
-    return ok(paginated("logs", logs, req, total, nxt, exact))
+        dims, search=q.get("search"), date_from=q.get("date_from"), date_to=q.get("date_to"), **q.window)
+    return ok(list_body("logs", logs, q, total, nxt, exact))
 
 
 # ---------------------------------------------------------------- users (super_admin: manage_users)
@@ -75,11 +73,9 @@ def _me():
                                    paginated=True),
             summary="List users", description="Query page, limit, search (name, email, phone), role, cursor.")
 def list_users():
-    req, cursor = page_params(router)
-    f = filters(router, "search", "role")
-    items, total, exact, nxt = users.list_users(role=f.get("role"), search=f.get("search"), offset=req.offset,
-                                                limit=req.limit, cursor=cursor)
-    return ok(paginated("users", items, req, total, nxt, exact))
+    q = list_request(router, "search", "role")
+    items, total, exact, nxt = users.list_users(role=q.get("role"), search=q.get("search"), **q.window)
+    return ok(list_body("users", items, q, total, nxt, exact))
 
 
 @router.post("/api/admin/users", middlewares=[require_permission("manage_users")],
@@ -130,11 +126,9 @@ def set_user_role(id: str):
                                    paginated=True),
             summary="Compact user list", description="id, name, email, role; query page, limit, search, role.")
 def users_list():
-    req, cursor = page_params(router)
-    f = filters(router, "search", "role")
-    items, total, exact, nxt = users.users_list(role=f.get("role"), search=f.get("search"), offset=req.offset,
-                                                limit=req.limit, cursor=cursor)
-    return ok(paginated("users", items, req, total, nxt, exact))
+    q = list_request(router, "search", "role")
+    items, total, exact, nxt = users.users_list(role=q.get("role"), search=q.get("search"), **q.window)
+    return ok(list_body("users", items, q, total, nxt, exact))
 
 
 @router.get("/api/admin/students", middlewares=[require_permission("view_students")],
@@ -142,11 +136,9 @@ def users_list():
                                    paginated=True),
             summary="Simplified student list", description="Query page, limit, search, cursor.")
 def students():
-    req, cursor = page_params(router)
-    f = filters(router, "search")
-    items, total, exact, nxt = users.students(search=f.get("search"), offset=req.offset, limit=req.limit,
-                                              cursor=cursor)
-    return ok(paginated("students", items, req, total, nxt, exact))
+    q = list_request(router, "search")
+    items, total, exact, nxt = users.students(search=q.get("search"), **q.window)
+    return ok(list_body("students", items, q, total, nxt, exact))
 
 
 @router.post("/api/admin/fix-google-avatars", middlewares=[require_permission("manage_users")],
@@ -166,13 +158,11 @@ def fix_google_avatars():
             description="Query page, limit, domain, status (new|contacted|qualified|converted|lost), search, "
                         "date_from, date_to, cursor.")
 def list_leads():
-    req, cursor = page_params(router)
-    f = filters(router, "domain", "status", "search", "date_from", "date_to")
-    items, total, exact, nxt = leads.list_leads(status=f.get("status"), domain=f.get("domain"),
-                                                search=f.get("search"), date_from=f.get("date_from"),
-                                                date_to=f.get("date_to"), offset=req.offset, limit=req.limit,
-                                                cursor=cursor)
-    return ok(paginated("leads", items, req, total, nxt, exact))
+    q = list_request(router, "domain", "status", "search", "date_from", "date_to")
+    items, total, exact, nxt = leads.list_leads(status=q.get("status"), domain=q.get("domain"),
+                                                search=q.get("search"), date_from=q.get("date_from"),
+                                                date_to=q.get("date_to"), **q.window)
+    return ok(list_body("leads", items, q, total, nxt, exact))
 
 
 @router.post("/api/admin/leads/<id>/convert", middlewares=[require_permission("manage_leads")],

@@ -7,6 +7,7 @@ from lambdakit import clock
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
+from ..auth.permissions import role_key
 from ..settings import settings
 from ..store import clean as _clean
 
@@ -18,11 +19,7 @@ def table() -> Table:
     return Table(settings().table_name)
 
 
-# ---------------------------------------------------------------- role permission overrides
-def role_key(role: str) -> tuple[str, str]:
-    return f"ROLE#{role}", "PERMISSIONS"
-
-
+# ---------------------------------------------------------------- role permission overrides (key: auth.permissions)
 def get_role_override(role: str) -> dict | None:
     return table().get(*role_key(role), consistent=True)
 

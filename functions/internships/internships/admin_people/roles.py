@@ -10,6 +10,7 @@ from lambdakit.errors import NotFound, ValidationFailed
 
 from .. import activity
 from ..auth import permissions as perms
+from ..auth import repository as auth_repo
 from . import repository as repo
 
 STAFF_ROLES = ("super_admin", "admin", "project_admin", "reviewer")
@@ -26,7 +27,7 @@ def describe(role: str) -> dict:
     _check_role(role)
     override = repo.get_role_override(role) if role in STAFF_ROLES else None
     defaults = sorted(perms.DEFAULT_ROLE_PERMISSIONS.get(role, frozenset()))
-    effective = sorted(perms.permissions_for(role))
+    effective = sorted(perms.resolve(role, auth_repo.role_override(role)))
     return {"role": role, "permissions": effective, "defaults": defaults, "customised": override is not None,
             "editable": role in STAFF_ROLES, "version": int((override or {}).get("version", 0)),
             "updatedAt": (override or {}).get("updated_at"), "updatedBy": (override or {}).get("updated_by")}

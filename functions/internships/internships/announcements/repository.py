@@ -5,10 +5,15 @@
   student's list is computed from), ``gsi2sk="<created_at>#<id>"``.
 * counters: ``pk="COUNTER#ANNOUNCEMENTS"``, ``sk="TOTAL"`` (``all``).
 * read mark: ``pk="ANNREAD#<user_id>"``, ``sk="<announcement_id>"`` (``read_at``).
+
+The email fan-out request is a message on the email queue, ``{"fanout": "announcement", "id": <id>}``,
+which the email worker (``mail.worker``) consumes.
 """
 from __future__ import annotations
 
-from lambdakit import clock
+import json
+
+from lambdakit import aws, clock
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed
 
@@ -63,6 +68,14 @@ def delete(ann_id: str) -> dict | None:
         return None
     table().increment(*COUNTER, {"all": -1})
     return old
+
+
+def request_fanout(ann_id: str) -> None:
+    """Ask the email worker to expand the announcement to its audience."""
+    url = settings().email_queue_url
+    if not url:
+        raise RuntimeError("email queue URL not configured")
+    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"fanout": "announcement", "id": ann_id}))
 
 
 def mark_email_queued(ann_id: str, count: int) -> bool:

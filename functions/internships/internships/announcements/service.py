@@ -1,5 +1,10 @@
 """Announcements: audience rules, visibility window, read marks, admin CRUD, email fan-out.
 
+The fan-out is a request and its consumer: saving a live ``send_email`` announcement puts a
+fan-out request on the email queue (``repository.request_fanout``); the email worker (and the
+``process-emails`` sweep, for lost or scheduled ones) consumes it with ``fan_out(id, enqueue)``,
+handing in the outbox's ``enqueue_ex``. So this package never imports ``mail``: mail sits above it.
+
 Visible to a user when ``is_active`` is true, ``status`` is ``active`` (or ``scheduled`` once
 ``scheduled_for`` has passed), ``scheduled_for`` is empty or past, ``expires_at`` is empty or
 future, and ``target_audience`` matches the user:
@@ -15,19 +20,22 @@ future, and ``target_audience`` matches the user:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from lambdakit import clock, ids
 from lambdakit.errors import BadRequest, Conflict, NotFound
 from lambdakit.pagination import page_meta, page_request
 
-from .. import activity
-from ..engagement import people
+from .. import activity, people
 from . import repository as repo
 from .models import AnnouncementCreate, AnnouncementUpdate, DeliveryChannels
 
 logger = logging.getLogger("internships.announcements")
 
 ENROLLED = ("active", "completed")
+
+# the outbox's ``enqueue_ex(template, to, data, *, dedupe_key, user_id) -> (email_id, created)``
+Enqueue = Callable[..., tuple[str, bool]]
 
 
 def now_naive() -> str:
@@ -221,10 +229,8 @@ def maybe_send_email(a: dict) -> None:
     """Ask the email worker to fan out a live announcement with ``send_email`` (once)."""
     if not a.get("send_email") or a.get("email_queued_at") or not is_live(a):
         return
-    from ..mail import repository as mail_repo
-
     try:
-        mail_repo.send_fanout("announcement", a["id"])
+        repo.request_fanout(a["id"])
     except Exception:  # noqa: BLE001 - the process-emails sweep fans it out later
         logger.warning("could not queue announcement fan-out", extra={"announcement_id": a["id"]})
 
@@ -256,19 +262,18 @@ def recipients(a: dict):
         yield uid, u["email"], u.get("name") or ""
 
 
-def fan_out(ann_id: str) -> int:
-    """Queue one announcement email per audience member (dedupe key per user); returns how many are new."""
-    from ..mail.outbox import enqueue_ex
-
+def fan_out(ann_id: str, enqueue: Enqueue) -> int:
+    """Queue one announcement email per audience member through ``enqueue`` (the outbox's
+    ``enqueue_ex``, handed in by the consumer); dedupe key per user. Returns how many are new."""
     a = repo.get(ann_id)
     if not a or not a.get("send_email") or a.get("email_queued_at") or not is_live(a):
         return 0
     count = 0
     for uid, email, name in recipients(a):
         try:
-            _, created = enqueue_ex("announcement", email, {"name": name, "title": a["title"], "content": a["content"],
-                                                            "announcementId": a["id"]},
-                                    dedupe_key=f"ann:{a['id']}:{uid}", user_id=uid)
+            _, created = enqueue("announcement", email, {"name": name, "title": a["title"], "content": a["content"],
+                                                         "announcementId": a["id"]},
+                                 dedupe_key=f"ann:{a['id']}:{uid}", user_id=uid)
         except Exception:  # noqa: BLE001 - one bad address must not stop the rest
             logger.warning("skipped an announcement recipient", extra={"announcement_id": a["id"]})
             continue

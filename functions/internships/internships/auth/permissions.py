@@ -1,7 +1,8 @@
 """Permission catalogue and role defaults (contract shared by the three internship slices).
 
-``permissions_for(role)`` reads the stored override item ``pk="ROLE#<role>", sk="PERMISSIONS"``
-(attribute ``permissions``: list) and falls back to ``DEFAULT_ROLE_PERMISSIONS``.
+Pure rules, no I/O: ``resolve(role, override)`` turns a role's stored override item
+``pk="ROLE#<role>", sk="PERMISSIONS"`` (attribute ``permissions``: list; read by
+``auth.repository``) into its effective permissions, falling back to ``DEFAULT_ROLE_PERMISSIONS``.
 super_admin always keeps ``manage_users`` and ``manage_roles`` so nobody can lock the
 platform out of its own administration.
 """
@@ -44,9 +45,3 @@ def resolve(role: str, override: dict | None) -> frozenset[str]:
     else:
         perms = DEFAULT_ROLE_PERMISSIONS.get(role, frozenset())
     return perms | ALWAYS.get(role, frozenset())
-
-
-def permissions_for(role: str) -> frozenset[str]:
-    from . import repository
-
-    return resolve(role, repository.role_override(role))

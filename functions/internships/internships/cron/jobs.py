@@ -17,9 +17,10 @@ JOBS = ("process-emails", "inactive-students", "deadline-reminders", "job-alerts
 
 def process_emails() -> dict:
     from ..announcements import service as announcements
+    from ..mail.outbox import enqueue_ex
 
     for ann_id in announcements.pending_fanouts():  # safety net for lost fan-out messages / scheduled ones
-        announcements.fan_out(ann_id)
+        announcements.fan_out(ann_id, enqueue_ex)
     r = mail.sweep()
     return {"ok": True, "sent": r["sent"], "skipped": r["skipped"], "failed": r["failed"], "retried": r["retry"]}
 

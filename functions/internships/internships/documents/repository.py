@@ -1,4 +1,6 @@
-"""Certificates (``CERT#<id>``), invoices (``INVOICE#<id>``) and their PDFs in the files bucket."""
+"""Certificates (``CERT#<id>``), invoices (``INVOICE#<id>``) and their PDFs in the files bucket; the
+certificate templates' keys (``CERTTPL#<id>`` / ``CERTTPL``, the active one named by ``CERTTPL`` /
+``ACTIVE``): ADMIN writes them (``admin_learning.repository``), the certificate PDF reads the active one."""
 from __future__ import annotations
 
 from lambdakit import aws
@@ -32,6 +34,21 @@ def invoices_for_user(uid: str, limit: int, offset: int) -> list[dict]:
 def invoice_count(uid: str) -> int:
     u = table().get(f"USER#{uid}", "PROFILE", attributes=["invoice_count"]) or {}
     return int(u.get("invoice_count", 0))
+
+
+ACTIVE_TEMPLATE_KEY = ("CERTTPL", "ACTIVE")
+
+
+def template_key(tid: str) -> tuple[str, str]:
+    return f"CERTTPL#{tid}", "CERTTPL"
+
+
+def certificate_template(tid: str) -> dict | None:
+    return _clean(table().get(*template_key(tid), consistent=True))
+
+
+def active_template_pointer() -> dict | None:
+    return table().get(*ACTIVE_TEMPLATE_KEY, consistent=True)
 
 
 def set_pdf_key(kind: str, item_id: str, key: str) -> None:

@@ -10,10 +10,10 @@ from lambdakit.observability import count
 
 from .. import notify
 from ..accounts import repository as accounts_repo
+from ..enrollments import invoices as invoice_rules
 from ..enrollments import repository as enrollments
 from ..settings import settings
 from . import certificates
-from . import invoices as invoice_rules
 from . import repository as repo
 
 logger = logging.getLogger("internships.documents")
@@ -58,19 +58,13 @@ def issue_for(e: dict) -> dict:
     return cert
 
 
-def _active_layout() -> dict | None:
-    try:  # ADMIN's certificate templates drive the layout when one is active
-        from ..admin_learning import cert_templates
-    except ImportError:  # pragma: no cover - package absent
-        return None
-    return cert_templates.active_layout()
-
-
 def _render_certificate(cert: dict) -> bytes:
+    # cold start: only a render pays for fpdf2 and the layout model (ADMIN's active template, if any)
+    from .layout import active_layout
     from .pdf import certificate_pdf
 
     return certificate_pdf(cert, verify_url=certificates.verify_url(cert["certificate_id"]),
-                           issuer=settings().seller_name, layout=_active_layout())
+                           issuer=settings().seller_name, layout=active_layout())
 
 
 def store_certificate_pdf(cert: dict) -> str:

@@ -15,9 +15,9 @@ import logging
 
 from lambdakit import clock
 
+from .. import people
 from ..mail.outbox import enqueue_ex
 from ..settings import settings
-from . import people
 
 logger = logging.getLogger("internships.reminders")
 

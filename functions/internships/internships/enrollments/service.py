@@ -21,10 +21,9 @@ from ..accounts import repository as users
 from ..catalog import repository as domains
 from ..coupons import repository as coupon_repo
 from ..coupons import service as coupons
-from ..documents import invoices
 from ..learning import plan as milestone_plan
 from ..settings import settings
-from . import gateway
+from . import gateway, invoices
 from . import repository as repo
 
 logger = logging.getLogger("internships.enrollments")

@@ -12,7 +12,7 @@ import logging
 
 from lambdakit import clock
 
-from ..engagement import people
+from .. import people
 from ..mail.outbox import enqueue_ex
 from . import parse, service
 from . import repository as repo

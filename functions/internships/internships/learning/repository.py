@@ -1,5 +1,7 @@
 """Milestones (``ENROLL#<eid>`` / ``MS#<nn>``) and the resources students read (gsi1
-``DOMAIN#<domain_id>#RESOURCES``)."""
+``DOMAIN#<domain_id>#RESOURCES``); the enrollment a milestone belongs to, read and checked in
+place (``ENROLL#<eid>`` / ``ENROLL``: the enrollments package owns it and builds the milestones
+with ``plan`` when it activates, so this package does not import it)."""
 from __future__ import annotations
 
 from lambdakit.errors import ConditionFailed
@@ -65,6 +67,12 @@ def index_submissions(max_items: int = 500) -> dict:
 def status_check(eid: str, order: int, status: str) -> dict:
     return {"check": plan.key(eid, order), "condition": "#st = :want", "names": {"#st": "status"},
             "values": {":want": status}}
+
+
+def enrollment(eid: str) -> dict | None:
+    if not eid or len(eid) > 64:
+        return None
+    return _clean(table().get(f"ENROLL#{eid}", "ENROLL"))
 
 
 def enrollment_check(eid: str, status: str) -> dict:

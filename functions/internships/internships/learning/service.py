@@ -10,7 +10,6 @@ from lambdakit import clock
 from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
 
 from .. import notify
-from ..enrollments import repository as enrollments
 from . import plan
 from . import repository as repo
 
@@ -34,7 +33,7 @@ def with_locks(items: list[dict]) -> list[dict]:
 
 
 def _enrollment_for(p, eid: str) -> dict:
-    e = enrollments.get(eid)
+    e = repo.enrollment(eid)
     if not e:
         raise NotFound("Enrollment not found")
     if e["user_id"] != p.user_id and not (p.is_staff and any(p.has(x) for x in STAFF_VIEW)):
@@ -99,7 +98,7 @@ def review(p, mid: str, data) -> dict:
                                expect="submitted", now=now)
     except ConditionFailed:
         raise Conflict("The milestone was reviewed meanwhile") from None
-    e = enrollments.get(m["enrollment_id"]) or {}
+    e = repo.enrollment(m["enrollment_id"]) or {}
     notify.send("milestone_approved" if new == "reviewed" else "milestone_rejected", e.get("student_email"),
                 {"name": e.get("student_name", ""), "milestoneTitle": m["title"], "remarks": data.remarks or "-"},
                 dedupe_key=f"milestone-{mid}-{new}-{now}", user_id=m["user_id"])

@@ -178,14 +178,6 @@ def send_work(email_id: str, delay_seconds: int = 0) -> None:
                                    DelaySeconds=max(0, min(900, int(delay_seconds))))
 
 
-def send_fanout(kind: str, ref: str) -> None:
-    """Ask the worker to expand a bulk email (e.g. an announcement to its audience)."""
-    url = settings().email_queue_url
-    if not url:
-        raise RuntimeError("email queue URL not configured")
-    aws.client("sqs").send_message(QueueUrl=url, MessageBody=json.dumps({"fanout": kind, "id": ref}))
-
-
 def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes:
     obj = aws.client("s3").get_object(Bucket=settings().files_bucket, Key=key)
     if int(obj.get("ContentLength") or 0) > max_bytes:

@@ -32,9 +32,11 @@ def record_handler(record: SQSRecord) -> str:
         logger.warning("dropping malformed email queue message")
         return "skipped"
     if isinstance(body, dict) and body.get("fanout") == "announcement" and isinstance(body.get("id"), str):
+        # cold start: only fan-out messages need the announcement rules and the outbox
         from ..announcements import service as announcements
+        from .outbox import enqueue_ex
 
-        announcements.fan_out(body["id"])
+        announcements.fan_out(body["id"], enqueue_ex)
         return "fanout"
     email_id = body.get("emailId") if isinstance(body, dict) else None
     if not isinstance(email_id, str) or not email_id:

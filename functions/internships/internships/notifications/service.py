@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from lambdakit.errors import BadRequest
 
+from .. import people
 from ..announcements import service as announcements
-from ..engagement import people
 from . import repository as repo
 
 MAX_ITEMS = 20

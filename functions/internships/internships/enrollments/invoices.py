@@ -1,5 +1,8 @@
 """GST invoice rules: numbering within the Indian financial year, tax split.
 
+An enrollment's invoice is issued when it activates (``service.activate``, in the activating
+transaction); the documents package lists and renders invoices with ``view`` and ``taxes``.
+
 Numbers look like ``INV/25-26/000123`` (16 characters, GST rule 46 allows at most 16), consecutive
 within the financial year (1 April – 31 March, India time) and allocated by a compare-and-set of
 ``SEQ#INVOICE / FY#<yy-yy>`` inside the issuing transaction, so there are no gaps and no duplicates.

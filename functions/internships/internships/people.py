@@ -1,6 +1,8 @@
 """Read-only access to JOURNEY's items (users, enrollments, milestones) that ENGAGE needs.
 
-Key design: ``docs/internships-data-model.md``. Only this module knows those keys.
+Announcements (audiences), notifications (the feed), job alerts and reminders all read through
+it, so it sits below every ENGAGE package and imports nothing of theirs.
+Key design: ``docs/internships-data-model.md``. Only this module knows those keys on ENGAGE's side.
 """
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Iterator
 
 from lambdakit.ddb import Table
 
-from ..settings import settings
+from .settings import settings
 
 MAX_PER_USER = 200
 
