@@ -148,6 +148,10 @@ def api_key(ctx: Ctx) -> dict:
     return {"t": t, "id": _post(ctx, "/api-keys", {"name": f"K{t}", "role": "analyst"})["key_id"]}
 
 
+# known product violations (xfail, strict): the bug, where, and the fix recommended
+BUG_LIST_CREATE = ("lists/repository.py:23 create: the insert transaction's ConditionFailed (id taken) is not "
+                   "caught: 500 SERVER_ERROR; map it to 409 or retry with a new id")
+
 CASES = [
     RouteCase("campaigns POST /contacts", "campaigns", "POST", lambda v: "/contacts", fresh,
               lambda v: {"email": f"n{v['t']}@example.com", "first_name": "Bo", "tags": ["a"]},
@@ -157,7 +161,8 @@ CASES = [
     RouteCase("campaigns DELETE /contacts/{id}", "campaigns", "DELETE", lambda v: f"/contacts/{v['id']}", contact,
               None, _search("/contacts")),
     RouteCase("campaigns POST /lists", "campaigns", "POST", lambda v: "/lists", fresh,
-              lambda v: {"name": f"L{v['t']}", "description": "d"}, _by_created_id("/lists")),
+              lambda v: {"name": f"L{v['t']}", "description": "d"}, _by_created_id("/lists"),
+              xfail={"cancel:ConditionalCheckFailed": BUG_LIST_CREATE}),
     RouteCase("campaigns PUT /lists/{id}", "campaigns", "PUT", lambda v: f"/lists/{v['id']}", a_list,
               lambda v: {"description": "new"}, _get(lambda v: f"/lists/{v['id']}")),
     RouteCase("campaigns DELETE /lists/{id}", "campaigns", "DELETE", lambda v: f"/lists/{v['id']}", a_list,

@@ -103,6 +103,14 @@ def _student_hdr(ctx, v):
     return v["hdr"]
 
 
+# known product violations (xfail, strict): the bug, where, and the fix recommended
+BUG_LOGOUT = ("accounts/repository.py:218 bump_token_version swallows ConditionFailed without confirming the "
+              "user is gone: logout answers 200 and the access tokens stay valid; read the user back and "
+              "retry (or fail) when it exists")
+BUG_REGISTER = ("accounts/service.py:157-160 register: a failure of the session write (create_family) after "
+                "the user write answers 500 and the client's retry 409 'already registered'; a ConditionFailed "
+                "of fresh random keys is not mapped")
+
 CASES = [
     RouteCase("internships POST /api/admin/domains", "internships", "POST", lambda v: "/api/admin/domains", fresh,
               lambda v: domain_body(v["t"]), _by_created("/api/admin/domains", "domain")),
@@ -131,7 +139,8 @@ CASES = [
               _get(lambda v: f"/api/admin/announcements/{v['id']}", "announcement")),
     RouteCase("internships POST /api/auth/register", "internships", "POST", lambda v: "/api/auth/register", fresh,
               lambda v: {"name": "Asha Rao", "email": f"r{v['t']}@example.com", "password": "Secur3pass",
-                         "phone": "+91 98450 12345", "college": "RVCE"}),
+                         "phone": "+91 98450 12345", "college": "RVCE"},
+              xfail={"cancel:ConditionalCheckFailed@last": BUG_REGISTER}),
     RouteCase("internships POST /api/auth/login", "internships", "POST", lambda v: "/api/auth/login", student,
               lambda v: {"email": v["email"], "password": v["password"]}, None, lambda ctx, v: {}),
     RouteCase("internships PUT /api/profile", "internships", "PUT", lambda v: "/api/profile", student,
@@ -148,7 +157,7 @@ CASES = [
     RouteCase("internships POST /api/enrollments/{id}/cancel", "internships", "POST",
               lambda v: f"/api/enrollments/{v['e']}/cancel", enrolled, lambda v: {}, _my_enrollments, _student_hdr),
     RouteCase("internships POST /api/auth/logout", "internships", "POST", lambda v: "/api/auth/logout", student,
-              None, _signed_in, _student_hdr),
+              None, _signed_in, _student_hdr, xfail={"ConditionalCheckFailedException": BUG_LOGOUT}),
     RouteCase("internships PUT /api/admin/users/{id}", "internships", "PUT", lambda v: f"/api/admin/users/{v['sid']}",
               student, lambda v: {"college": "IIT Bombay", "phone": "+91 98450 00000"}, _user),
     RouteCase("internships PUT /api/admin/users/{id}/role", "internships", "PUT",
