@@ -2,18 +2,25 @@
 
 A :class:`RouteCase` is data: the service, a ``setup`` that makes fresh resources for one run
 (returns a dict of values, ``v``), the request (method, path and body built from ``v``), the
-headers, and a ``read`` that reads the state the route changes back through the API.
+headers, and a ``read`` that reads the state the route changes back (through the API where a
+route shows it, else from the table). A worker case has a ``call`` instead of a request: it
+runs the worker as its event source would (``workers.py``).
 
 For each case the driver
 
-1. runs it clean on fresh resources, counting the DynamoDB calls (all, and writes);
-2. for each fault and each position (first, middle, last call), runs it on fresh resources
-   with the fault injected at that call, and checks the answer: the service's error format,
-   the right status for the fault (503 + ``Retry-After`` for capacity, 413/422 for a refused
-   value, 500 for ``InternalServerError``, never a 500 for a condition failure), no stack trace;
+1. runs it clean on fresh resources, counting the DynamoDB calls of each selector (all,
+   writes, transactions, conditioned single writes, conditioned transactions); a worker runs
+   twice (the next schedule tick or queue delivery must find nothing left to do);
+2. for each fault and each position (first, middle, last call of the fault's selector), runs it
+   on fresh resources with the fault injected at that call, and checks the answer: the service's
+   error format, the right status for the fault (503 + ``Retry-After`` for capacity, 413/422 for
+   a refused value, 500 for ``InternalServerError``, never a 500 for a condition failure), no
+   stack trace. A fault scheduled at a call the faulted run never made is a violation (a
+   selector or a position that silently injects nothing must not pass);
 3. re-sends the same request without faults when the faulted answer was not a success (what a
-   client does), and compares the read-back state with the clean run's (ids, times and the
-   run's own unique values normalised): no transition lost or applied twice.
+   client does), or runs the worker again (what its schedule or queue does), and compares the
+   read-back state with the clean run's (ids, times and the run's own unique values
+   normalised): no transition lost or applied twice.
 
 Results go to ``.local/faults/results.jsonl`` (``tests/faults/report.py`` sums them up).
 """
@@ -174,7 +181,8 @@ def _send(case: RouteCase, ctx: Ctx, v: dict):
     hdr = case.headers(ctx, v) if case.headers else ctx.headers
     kw: dict = {"headers": hdr, "source_ip": v["_ip"]}
     if case.body is not None:
-        kw["json"] = case.body(v)
+        b = case.body(v)
+        kw["body" if isinstance(b, bytes) else "json"] = b  # bytes: a raw body (multipart, signed webhooks)
     return ctx.client.request(case.method, case.path(v), **kw)
 
 
@@ -245,9 +253,6 @@ def run_case(case: RouteCase, ctx: Ctx, faults: tuple[str, ...] | None = None, *
         return v
 
     worker = case.call is not None
-    # a warm-up run first: the first request of a principal does one-off writes (the exams
-    # first-seen sign-in audit...) that the faulted runs would not, and positions would shift
-    send(case, ctx, fresh())
     v = fresh()
     with count_calls("*") as all_c, count_calls("write") as w_c, count_calls("TransactWriteItems") as t_c, \
             count_calls("cond") as c_c, count_calls("condtx") as ct_c:
