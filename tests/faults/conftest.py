@@ -2,4 +2,4 @@
 from tests.campaigns.conftest import admin_key, auth_headers, make_key  # noqa: F401
 from tests.exams.conftest import exam_users, exams_jwks  # noqa: F401
 from tests.exams.delivery.conftest import tenant  # noqa: F401
-from tests.internships.conftest import intern_users  # noqa: F401
+from tests.internships.conftest import intern_seed, intern_users  # noqa: F401

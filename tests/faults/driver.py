@@ -2,18 +2,25 @@
 
 A :class:`RouteCase` is data: the service, a ``setup`` that makes fresh resources for one run
 (returns a dict of values, ``v``), the request (method, path and body built from ``v``), the
-headers, and a ``read`` that reads the state the route changes back through the API.
+headers, and a ``read`` that reads the state the route changes back (through the API where a
+route shows it, else from the table). A worker case has a ``call`` instead of a request: it
+runs the worker as its event source would (``workers.py``).
 
 For each case the driver
 
-1. runs it clean on fresh resources, counting the DynamoDB calls (all, and writes);
-2. for each fault and each position (first, middle, last call), runs it on fresh resources
-   with the fault injected at that call, and checks the answer: the service's error format,
-   the right status for the fault (503 + ``Retry-After`` for capacity, 413/422 for a refused
-   value, 500 for ``InternalServerError``, never a 500 for a condition failure), no stack trace;
+1. runs it clean on fresh resources, counting the DynamoDB calls of each selector (all,
+   writes, transactions, conditioned single writes, conditioned transactions); a worker runs
+   twice (the next schedule tick or queue delivery must find nothing left to do);
+2. for each fault and each position (first, middle, last call of the fault's selector), runs it
+   on fresh resources with the fault injected at that call, and checks the answer: the service's
+   error format, the right status for the fault (503 + ``Retry-After`` for capacity, 413/422 for
+   a refused value, 500 for ``InternalServerError``, never a 500 for a condition failure), no
+   stack trace. A fault scheduled at a call the faulted run never made is a violation (a
+   selector or a position that silently injects nothing must not pass);
 3. re-sends the same request without faults when the faulted answer was not a success (what a
-   client does), and compares the read-back state with the clean run's (ids, times and the
-   run's own unique values normalised): no transition lost or applied twice.
+   client does), or runs the worker again (what its schedule or queue does), and compares the
+   read-back state with the clean run's (ids, times and the run's own unique values
+   normalised): no transition lost or applied twice.
 
 Results go to ``.local/faults/results.jsonl`` (``tests/faults/report.py`` sums them up).
 """
@@ -34,6 +41,17 @@ RESULTS = Path(os.environ.get("FAULTS_RESULTS") or Path(__file__).resolve().pare
 
 # fault → (op the positions count over, accepted statuses of the faulted answer)
 CAPACITY = {503}
+#: contention cancellations are retried by ``lambdakit.ddb.Table.transact``: the fault lasts for
+#: every attempt of its budget, so the route sees contention that outlasts the retries
+PERSISTENT = {"cancel:TransactionConflict", "cancel:ThrottlingError"}
+
+
+def fault_times(fault: str) -> int:
+    """How many consecutive selected calls one fault case fails."""
+    from lambdakit import ddb
+
+    return ddb.TRANSACT_ATTEMPTS if fault in PERSISTENT else 1
+
 FAULTS: dict[str, tuple[str, set[int] | None]] = {
     "ConditionalCheckFailedException": ("cond", None),   # domain 4xx, a confirmed success, or 503
     "cancel:ConditionalCheckFailed": ("condtx", None),
@@ -44,8 +62,12 @@ FAULTS: dict[str, tuple[str, set[int] | None]] = {
     "InternalServerError": ("*", {500}),
     "ambiguous": ("write", None),
 }
-# the sample run by `make test`: one fault of each family, first and last position
-SAMPLE = ("ProvisionedThroughputExceededException", "ambiguous", "ConditionalCheckFailedException")
+# the sample run by `make test`: one fault per route case at one position (the first call or the
+# last, in turn); case i takes SAMPLE[i % len(SAMPLE)], or the next one in this order that the
+# case has a call for
+SAMPLE = ("ProvisionedThroughputExceededException", "ambiguous", "ConditionalCheckFailedException",
+          "cancel:ConditionalCheckFailed", "InternalServerError", "cancel:ValidationError",
+          "cancel:TransactionConflict", "cancel:ThrottlingError")
 
 Json = Any
 
@@ -72,7 +94,21 @@ class RouteCase:
     #: a worker case: runs the worker (``call(ctx, v)``) instead of an HTTP request; an exception
     #: is the worker asking for redelivery, and the driver then runs it again
     call: Callable[[Ctx, dict], Any] | None = None
-    xfail: dict[str, str] = field(default_factory=dict)  # fault → reason (known violation)
+    #: known product violations: ``fault`` or ``fault@first|middle|last|<n>`` → the bug (strict:
+    #: a listed fault case that passes fails the test, so a fix has to remove its entry)
+    xfail: dict[str, str] = field(default_factory=dict)
+
+    def known_bug(self, fault: str, at: int, n: int) -> str | None:
+        names = [f"{fault}@{at}"] + [f"{fault}@{w}" for w, i in (("first", 1), ("middle", (n + 1) // 2), ("last", n))
+                                     if at == i] + [fault]
+        return next((self.xfail[k] for k in names if k in self.xfail), None)
+
+
+def fresh_insert(where: str) -> str:
+    """The known violation shared by many create routes (for their ``xfail`` entries)."""
+    return (f"{where}: the insert of a freshly minted id fails its attribute_not_exists condition (reachable "
+            "only by an id collision) and the ConditionFailed is not mapped: 500; retry with a new id, or answer "
+            "409/503")
 
 
 def tag() -> str:
@@ -150,9 +186,10 @@ def _send(case: RouteCase, ctx: Ctx, v: dict):
     if case.call is not None:
         return Ran(case.call(ctx, v))
     hdr = case.headers(ctx, v) if case.headers else ctx.headers
-    kw: dict = {"headers": hdr}
+    kw: dict = {"headers": hdr, "source_ip": v["_ip"]}
     if case.body is not None:
-        kw["json"] = case.body(v)
+        b = case.body(v)
+        kw["body" if isinstance(b, bytes) else "json"] = b  # bytes: a raw body (multipart, signed webhooks)
     return ctx.client.request(case.method, case.path(v), **kw)
 
 
@@ -202,34 +239,68 @@ def check_answer(case: RouteCase, fault: str, r) -> list[str]:
     return problems
 
 
-def run_case(case: RouteCase, ctx: Ctx, faults: tuple[str, ...] | None = None) -> list[dict]:
-    """Clean run, then every fault × position; returns one outcome dict per fault case."""
-    v = case.setup(ctx)
+def sample_fault(counts: dict[str, int], index: int) -> str | None:
+    """The fault the sample gives case number ``index``: SAMPLE in turn, skipping the faults
+    the case has no call for (so every case of the sample injects a fault)."""
+    for k in range(len(SAMPLE)):
+        fault = SAMPLE[(index + k) % len(SAMPLE)]
+        if positions(counts[FAULTS[fault][0]]):
+            return fault
+    return None
+
+
+def run_case(case: RouteCase, ctx: Ctx, faults: tuple[str, ...] | None = None, *,
+             sample: int | None = None) -> list[dict]:
+    """Clean run, then every fault × position (or, with ``sample=i``, the one fault
+    ``sample_fault`` picks); returns one outcome dict per fault case. A case whose fault was
+    scheduled but never injected (the call it targets did not happen) is a violation."""
+    def fresh() -> dict:
+        v = case.setup(ctx)
+        v["_ip"] = "10." + ".".join(str(b) for b in uuid.uuid4().bytes[:3])  # one client IP per run (per-IP limits)
+        return v
+
+    worker = case.call is not None
+    v = fresh()
     with count_calls("*") as all_c, count_calls("write") as w_c, count_calls("TransactWriteItems") as t_c, \
             count_calls("cond") as c_c, count_calls("condtx") as ct_c:
         r = send(case, ctx, v)
     assert r.status in case.ok, f"{case.name} clean run: {r.status} {r.text[:300]}"
     counts = {"*": all_c.calls, "write": w_c.calls, "TransactWriteItems": t_c.calls, "cond": c_c.calls, "condtx": ct_c.calls}
+    if worker:  # the next schedule tick / queue delivery finds nothing left to do
+        r = send(case, ctx, v)
+        assert r.status in case.ok, f"{case.name} clean second run: {r.status} {r.text[:300]}"
     clean = normalise(case.read(ctx, v, _body(r)) if case.read else None, v)
+    if sample is not None:
+        picked = sample_fault(counts, sample)
+        faults = (picked,) if picked else ()
     out: list[dict] = []
-    for fault in faults or tuple(FAULTS):
+    for fault in tuple(FAULTS) if faults is None else faults:
         op = FAULTS[fault][0]
-        for at in positions(counts[op]):
-            v2 = case.setup(ctx)
-            with inject(op, fault, at=at) as f:
+        ats = positions(counts[op])
+        if sample is not None and ats:  # the sample: the first call or the last, in turn
+            ats = [ats[0] if (sample // len(SAMPLE)) % 2 == 0 else ats[-1]]
+        for at in ats:
+            v2 = fresh()
+            with inject(op, fault, at=at, times=fault_times(fault)) as f:
                 r1 = send(case, ctx, v2)
-            problems = check_answer(case, fault, r1) if f.fired else []
+            problems = check_answer(case, fault, r1) if f.fired else [
+                f"scheduled at {op} call {at} of {counts[op]} (clean run) but never injected: "
+                f"the faulted run made {f.calls} such calls"]
             final = r1
-            if r1.status not in case.ok:
+            # a client resends a failed request; a worker runs again (the next schedule tick, or
+            # SQS delivering what is left) whatever the faulted run answered
+            if worker or r1.status not in case.ok:
                 final = send(case, ctx, v2)
                 if final.status >= 500:
-                    problems.append(f"resend without faults answered {final.status}: {final.text[:200]}")
+                    problems.append(f"{'second run' if worker else 'resend'} without faults answered "
+                                    f"{final.status}: {final.text[:200]}")
             got = normalise(case.read(ctx, v2, _body(final)) if case.read else None, v2)
             if got != clean:
                 problems.append("read-back differs from a clean run: " + "; ".join(diff(got, clean))[:400])
             out.append({"route": case.name, "fault": fault, "at": at, "of": counts[op], "fired": f.fired, "where": f.where,
-                        "status": r1.status, "retry_status": final.status if final is not r1 else None,
-                        "violations": problems, "xfail": case.xfail.get(fault)})
+                        "reasons": f.reasons, "status": r1.status,
+                        "retry_status": final.status if final is not r1 else None,
+                        "violations": problems, "xfail": case.known_bug(fault, at, counts[op])})
     return out
 
 
