@@ -9,7 +9,7 @@ import json
 
 from tests.exams.delivery.delivery_helpers import mcq
 
-from .driver import Ctx, RouteCase, fresh_insert, tag
+from .driver import Ctx, RouteCase, tag
 from .workers import later
 
 
@@ -252,20 +252,6 @@ CASES = [
 # ---------------------------------------------------------------- known product violations
 # Found by the long profile; each entry is a strict xfail (a listed fault case that passes fails
 # the test, so a fix must remove its entry). The text names the product code at fault and the fix.
-SAVE_AUTOSUBMIT = ("attempts/service.py:256-261 save_answers: any ConditionFailed of the save auto-submits an "
-                   "in-progress attempt without checking that its deadline (+ grace) has passed (issue 23 rule 2): the "
-                   "answer is lost and the attempt submitted early (409 DUPLICATE_ANSWER_SUBMISSION); check "
-                   "deadline_ts + grace < now before auto-submitting, else retry the save")
-PROCTORING_DEDUP = ("proctoring/repository.py:46-47 record: a ConditionalCheckFailed of the dedup marker is read as "
-                    "Duplicate without reading the marker: the event and its risk are lost (200); read the marker "
-                    "(last_ts within the window) before answering duplicate, else retry")
-
-KNOWN = {
-    "exams POST /api/attempts/{id}/answers": {"cancel:ConditionalCheckFailed@first": SAVE_AUTOSUBMIT},
-    "exams POST /api/attempt-answers": {"cancel:ConditionalCheckFailed@first": SAVE_AUTOSUBMIT},
-    "exams POST /api/proctoring/events": {"cancel:ConditionalCheckFailed@first": PROCTORING_DEDUP},
-    "exams POST /api/packages/request": {"cancel:ConditionalCheckFailed@first": fresh_insert(
-        "billing/repository.py:179 put_package")},
-    "exams POST /api/subscription-requests": {"cancel:ConditionalCheckFailed@first": fresh_insert(
-        "billing/repository.py:152 put_subscription_request")},
-}
+# None left: the answer save and the proctoring dedup confirm their cause (rule 2), fresh-id
+# inserts answer 503 on a collision (lambdakit.ddb fresh keys).
+KNOWN: dict[str, dict[str, str]] = {}

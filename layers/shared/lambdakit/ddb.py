@@ -180,8 +180,10 @@ class Table:
         try:
             self.put(item, condition="attribute_not_exists(pk)")
         except ConditionFailed:
-            if not fresh_key or self.get(item["pk"], item["sk"], consistent=True) != from_ddb(to_ddb(item)):
+            if not fresh_key:
                 raise
+            if self.get(item["pk"], item["sk"], consistent=True) != from_ddb(to_ddb(item)):
+                raise fresh_key_taken() from None
 
     def update(
         self,
@@ -337,7 +339,7 @@ class Table:
         call(write)
 
     # ---- transactions
-    def transact(self, ops: list[dict]) -> None:
+    def transact(self, ops: list[dict], *, fresh: Iterable[int] = ()) -> None:
         """TransactWriteItems. Each op is one of:
 
         ``{"put": item, "condition": str?, "names": {}?, "values": {}?}``
@@ -355,6 +357,11 @@ class Table:
         when the conflict persists it raises ``Contention`` (an ``ApiError``: 503 with
         ``Retry-After: 1``), never a ``ConditionFailed`` that callers would read as a failed
         condition.
+
+        ``fresh``: indexes of ``put`` ops whose key holds an id minted for this write (rule 2 of
+        issue 23). A condition failure on those alone cannot be a domain conflict (a resent
+        transaction is deduplicated by its ``ClientRequestToken``): it is an id collision, answered
+        503 ``Retry-After`` (``fresh_key_taken``) for the client to retry, never a 500 or a 409.
         """
         if len(ops) > MAX_TRANSACT_ITEMS:
             # DynamoDB refuses it whole (ValidationException): a request that would need it is too big
@@ -404,7 +411,14 @@ class Table:
             if values:
                 entry["ExpressionAttributeValues"] = s(values)
             items.append({kind: entry})
-        self._transact_items(items)
+        fresh = set(fresh)
+        try:
+            self._transact_items(items)
+        except ConditionFailed as exc:
+            failed = [i for i, r in enumerate(exc.reasons) if r == "ConditionalCheckFailed"]
+            if fresh and failed and set(failed) <= fresh:
+                raise fresh_key_taken() from exc
+            raise
 
     def _transact_items(self, items: list[dict]) -> None:
         """TransactWriteItems with retries of contention-only cancellations (see ``transact``).
@@ -439,6 +453,13 @@ class Table:
     # ---- internals
     def _call(self, fn: Callable[..., Any], **kw: Any) -> Any:
         return call(fn, **kw)
+
+
+def fresh_key_taken() -> Contention:
+    """An insert under a freshly minted id found the key taken: an id collision (or a fault),
+    never a domain conflict. 503 with ``Retry-After``: the client's retry mints a new id."""
+    logger.error("dynamodb insert under a fresh id found the key taken")
+    return Contention("The new resource could not be stored, please retry", reasons=["FreshKeyTaken"])
 
 
 def is_contention(reasons: list[str]) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdakit import clock
-from lambdakit.errors import ApiError, ConditionFailed, ValidationFailed
+from lambdakit.errors import ApiError, ConditionFailed, Contention, ValidationFailed
 
 from ..grading import norm_letters, norm_true_false
 from ..identity import Principal
@@ -78,16 +78,29 @@ def save_answers(p: Principal | None, attempt_id: str, token: str | None, entrie
         merged[qid] = {**merged.get(qid, {}), **fields}
     if guests.needs_slot(a):
         guests.claim_slot(a, now - s.answer_grace_seconds)
-    try:
-        repo.save_answers(attempt_id, list(merged.values()), now_iso=clock.now_iso(),
-                          cutoff_ts=now - s.answer_grace_seconds)
-    except ConditionFailed:
-        cur = load(attempt_id)
-        if cur["status"] == "in_progress":
-            auto_submit(attempt_id, "deadline")
-            cur = load(attempt_id)
-        raise already_submitted(cur) from None
+    _save_confirmed(attempt_id, list(merged.values()), cutoff_ts=now - s.answer_grace_seconds)
     if target_max > furthest:
         repo.advance_section(attempt_id, target_max)
     return {"attempt_id": attempt_id, "saved": len(merged), "saved_at": clock.now_iso(),
             "remaining_seconds": paper.remaining_seconds(float(a["deadline_ts"]), now)}
+
+
+def _save_confirmed(attempt_id: str, answers: list[dict], *, cutoff_ts: float) -> None:
+    """Save; on a condition failure confirm its cause before acting on it (issue 23 rule 2): only
+    an attempt read back as submitted, or in progress past its deadline + grace, is answered as
+    submitted (auto-submitting the latter). When the read-back shows the save's condition holding
+    (a refused or raced write, not a deadline), the save is tried once more, then 503 ``CONTENTION``:
+    an answer is never lost to an early auto-submit."""
+    for _try in range(2):
+        try:
+            repo.save_answers(attempt_id, answers, now_iso=clock.now_iso(), cutoff_ts=cutoff_ts)
+            return
+        except ConditionFailed:
+            cur = load(attempt_id)
+            if cur["status"] == "in_progress" and float(cur["deadline_ts"]) >= cutoff_ts:
+                continue
+            if cur["status"] == "in_progress":
+                auto_submit(attempt_id, "deadline")
+                cur = load(attempt_id)
+            raise already_submitted(cur) from None
+    raise Contention("The answers could not be saved, please retry", reasons=["ConditionUnconfirmed"])

@@ -163,7 +163,7 @@ def put_subscription_request(req: dict) -> None:
                  "gsi2pk": f"SUBREQS#CLIENT#{req['client_id']}", "gsi2sk": key},
          "condition": "attribute_not_exists(pk)"},
         count_op("SUBREQ#ALL", 1), count_op(f"SUBREQ#{req['client_id']}", 1),
-    ])
+    ], fresh=(0,))
 
 
 def get_subscription_request(rid: str) -> dict | None:
@@ -188,7 +188,7 @@ def put_package(pkg: dict) -> None:
         {"put": {**pkg, **package_keys(pkg)}, "condition": "attribute_not_exists(pk)"},
         count_op("PKG#ALL", 1), count_op(f"PKG#ALL#{pkg['status']}", 1),
         count_op(f"PKG#{pkg['client_id']}#{pkg['status']}", 1),
-    ])
+    ], fresh=(0,))
 
 
 def get_package(pid: str, consistent: bool = True) -> dict | None:

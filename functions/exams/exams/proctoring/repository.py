@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdakit import aws
-from lambdakit.errors import ConditionFailed
+from lambdakit.errors import ConditionFailed, Contention
 
 from ..settings import settings
 from ..store import page_query, strip_keys, table
@@ -38,14 +38,20 @@ def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> 
          "condition": "attribute_exists(pk) AND #st = :ip", "names": {"#st": "status"},
          "values": {":ip": "in_progress"}},
     ]
-    try:  # contention (TransactionConflict) is retried inside Table.transact
-        table().transact(ops)
-    except ConditionFailed as exc:
-        if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
-            raise NotInProgress() from None
-        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-            raise Duplicate() from None
-        raise
+    for _try in range(2):
+        try:  # contention (TransactionConflict) is retried inside Table.transact
+            table().transact(ops)
+            return
+        except ConditionFailed as exc:
+            if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
+                raise NotInProgress() from None
+            if not (exc.reasons and exc.reasons[0] == "ConditionalCheckFailed"):
+                raise
+            # rule 2 of issue 23: a duplicate only when the marker read back says so
+            marker = dedup_marker(attempt_id, event["event_type"])
+            if marker and float(marker.get("last_ts", 0)) > dedup_cutoff:
+                raise Duplicate() from None
+    raise Contention("The event could not be recorded, please retry", reasons=["ConditionUnconfirmed"])
 
 
 def dedup_marker(attempt_id: str, event_type: str) -> dict | None:
