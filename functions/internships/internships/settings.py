@@ -107,7 +107,8 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     #: HMAC key of the OAuth state cookie, its own secret (plain value: local development only).
     oauth_state_secret: str = ""
     oauth_state_secret_arn: SecretArn = ""
-    #: POST /api/coupons/validate (docs: "Coupons"): per signed-in user and per IP.
+    #: coupon tries (docs: "Coupon enumeration"): per signed-in user and per IP, one budget for
+    #: POST /api/coupons/validate and the couponCode of POST /api/enrollments/create.
     coupon_validate_user_rate: RateLimit = "10/minute"
     coupon_validate_ip_rate: RateLimit = "30/minute"
     #: hosts /api/proxy-image may fetch from (comma separated, https only).
