@@ -55,7 +55,8 @@ def logout():
 
 @router.post("/api/auth/refresh", summary="Rotate the refresh token",
              description="Needs the refresh-token cookie; returns a new cookie pair. A rotated token presented "
-                         "again revokes its whole family.",
+                         "again revokes its whole family. 401 for a family opened before a password reset or "
+                         "before the verified Google owner took the account over.",
              openapi_extensions=doc(response="internships.accounts.models:AuthResponse", errors=(401,)))
 def refresh():
     from ..auth import csrf
@@ -107,9 +108,14 @@ def google_start():
 @router.get("/api/auth/google/callback", summary="Google sign-in callback",
             description="Checks the state against the cookie and uses it once, exchanges the code with the PKCE "
                         "verifier, verifies the ID token (JWKS signature, iss, aud, exp, nonce, email_verified), "
-                        "refuses disposable domains, creates or links the account, sets the same cookies as "
-                        "password sign-in and redirects to /dashboard. Failures go to /login?error=<reason> "
-                        "and create nothing (reasons: docs/internships-journey.md).",
+                        "refuses disposable domains, then creates the account (email_verified) or signs in to "
+                        "the one with that e-mail: already linked to this Google account, it just signs in; "
+                        "never linked (e-mail unverified, e.g. registered with a password), the verified owner "
+                        "takes it over in one conditional write: Google linked, email_verified, password removed, "
+                        "earlier refresh and access tokens revoked. The picture claim becomes the avatar only if "
+                        "it is a valid https URL (dropped otherwise). Sets the same cookies as password sign-in "
+                        "and redirects to /dashboard. Failures go to /login?error=<reason> and create nothing "
+                        "(reasons: docs/internships-journey.md).",
              openapi_extensions=doc(redirect=True, public=True))
 def google_callback():
     location, cookie_list = google.callback(

@@ -47,6 +47,9 @@ class PublicUser(_Out):
     name: str | None = None
     role: str
     has_password: bool
+    email_verified: bool | None = Field(default=None, description="true once Google proved the e-mail address "
+                                                                  "(Google sign-up, or Google taking over an "
+                                                                  "account never linked); absent otherwise")
 
 
 class MeResponse(_Out):

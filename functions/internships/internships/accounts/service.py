@@ -22,7 +22,7 @@ from . import throttle
 PROFILE_FIELDS = ("phone", "college", "degree", "branch", "year_of_study", "graduation_year", "birthday", "gender",
                   "city", "state", "country", "linkedin_url", "github_url", "avatar_url")
 PRIVATE_FIELDS = ("password_hash", "google_sub", "open_enrollments", "invoice_count", "disabled_reason",
-                  "token_version", "password_changed_at")
+                  "token_version", "password_changed_at", "sessions_revoked_at")
 _PHONE = re.compile(r"^\+?[0-9][0-9 ()-]{5,19}$")
 
 
@@ -78,10 +78,10 @@ def summary(user: dict) -> dict:
 
 # ---------------------------------------------------------------- users (contract)
 def create_user(*, email: str, password: str | None, name: str, role: str = "student", phone: str | None = None,
-                google_sub: str | None = None, **profile) -> dict:
+                google_sub: str | None = None, email_verified: bool = False, **profile) -> dict:
     """Create an account. ``Conflict`` (409) on a duplicate e-mail; disposable domains refused.
     ``password=None`` creates an account that can only sign in with Google (``google_sub`` links
-    it in the same write)."""
+    it in the same write; ``email_verified`` when the provider proved the address)."""
     email = normalize_email(email)
     check_not_disposable(email)
     if role not in ROLES:
@@ -96,6 +96,8 @@ def create_user(*, email: str, password: str | None, name: str, role: str = "stu
         user["phone"] = phone.strip()
     if google_sub:
         user["google_sub"] = google_sub
+    if email_verified:
+        user["email_verified"] = True
     for k, v in profile.items():
         if k in PROFILE_FIELDS and v not in (None, ""):
             user[k] = v
@@ -225,6 +227,10 @@ def refresh(refresh_token: str | None) -> tuple[dict, Tokens]:
         # sessions opened before a password reset end with it
         repo.revoke_family(family["family_id"], "password_reset", clock.now_iso())
         raise Unauthorized("Session ended by a password change; please sign in again")
+    if user.get("sessions_revoked_at") and str(family.get("created_at", "")) < str(user["sessions_revoked_at"]):
+        # sessions opened before the verified Google owner took the account over (google.py) end with it
+        repo.revoke_family(family["family_id"], "account_linked", clock.now_iso())
+        raise Unauthorized("Session ended when the account was linked to Google; please sign in again")
     tok, new_session = _issue(user, family_id=family["family_id"], family_expires_at=float(family["expires_at"]))
     try:
         repo.rotate(h, new_session, clock.now_iso())
