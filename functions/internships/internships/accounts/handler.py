@@ -23,7 +23,8 @@ def _auth_response(user: dict, tok: service.Tokens) -> Response:
 
 
 @router.post("/api/auth/register", summary="Register a student account",
-             description="Password: 8+ chars with upper, lower and digit; phone required; disposable e-mail "
+             description="Password: 8+ chars with upper, lower and digit; phone required, a valid number "
+                         "stored in E.164 (India when it has no country code; else 400 naming phone); disposable e-mail "
                          "domains refused; 3/min per IP. Sets auth-token, refresh-token and csrf-token cookies.",
              openapi_extensions=doc(body="internships.accounts.models:RegisterRequest", response="internships.accounts.models:AuthResponse", errors=(409,), public=True))
 def register():

@@ -10,6 +10,7 @@ from lambdakit import clock, multipart, ssrf
 from lambdakit.errors import ApiError, BadRequest, NotFound
 from lambdakit.security import random_token
 
+from ..accounts import phones
 from ..accounts import repository as users
 from ..accounts import service as accounts
 from ..settings import settings
@@ -38,7 +39,7 @@ def update(p, data) -> dict:
     fields = {k: v for k, v in raw.items() if v not in (None, "")}
     remove = [k for k, v in raw.items() if v in (None, "") and k not in ("name", "phone")]
     if "phone" in raw:
-        fields["phone"] = accounts.check_phone(raw["phone"])
+        fields["phone"] = phones.check(raw["phone"])  # a student's phone cannot be cleared
     if "name" in raw and not raw["name"]:
         raise BadRequest("Name cannot be empty")
     fields["updated_at"] = clock.now_iso()
