@@ -61,8 +61,7 @@ def _ensure_super_admin() -> dict:
         users.update_user(uid, {"password_hash": hash_password(password, n=s.scrypt_n), "role": "super_admin",
                                 "gsi2pk": "ROLE#super_admin", "updated_at": clock.now_iso()})
     else:
-        accounts.create_user(email=email, password=password, name="Super Admin", role="super_admin",
-                             phone="+910000000000")
+        accounts.create_user(email=email, password=password, name="Super Admin", role="super_admin")
     return {"email": email, "password": password}
 
 

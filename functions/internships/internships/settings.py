@@ -107,13 +107,20 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     #: HMAC key of the OAuth state cookie, its own secret (plain value: local development only).
     oauth_state_secret: str = ""
     oauth_state_secret_arn: SecretArn = ""
-    #: POST /api/coupons/validate (docs: "Coupons"): per signed-in user and per IP.
+    #: coupon tries (docs: "Coupon enumeration"): per signed-in user and per IP, one budget for
+    #: POST /api/coupons/validate and the couponCode of POST /api/enrollments/create.
     coupon_validate_user_rate: RateLimit = "10/minute"
     coupon_validate_ip_rate: RateLimit = "30/minute"
     #: hosts /api/proxy-image may fetch from (comma separated, https only).
     avatar_proxy_hosts: str = ("lh3.googleusercontent.com,lh4.googleusercontent.com,lh5.googleusercontent.com,"
                                "lh6.googleusercontent.com,avatars.githubusercontent.com")
-    avatar_max_bytes: int = 5 * 1024 * 1024
+    #: largest avatar upload (and proxied avatar), 4 MiB. It must fit in one synchronous Lambda invocation
+    #: (6 MB = 6,291,456 bytes, request and response): the event carries the multipart body base64-encoded
+    #: (4/3: 4 MiB + envelope -> ~5.59 MB) plus headers (HTTP API: at most 10,240 bytes) and the request
+    #: context, about 5.60 MB in all, leaving ~688 KB of headroom. The most that fits is ~4.49 MiB;
+    #: 5 MiB never reached the function (API Gateway answered its own 413).
+    #: docs/internships-journey.md "Avatar size".
+    avatar_max_bytes: int = 4 * 1024 * 1024
     #: local overrides of the PaymentSecret JSON (never used when empty).
     payment_key_id: str = ""
     payment_key_secret: str = ""

@@ -86,3 +86,87 @@ def test_validate_is_rate_limited_per_ip(internships_app, intern_users, catalog,
     assert codes == [200] * 5 + [429]
     assert c.post("/api/coupons/validate", json={"code": "GUESS"}, headers=students[0].headers,
                   source_ip="10.32.0.2").status == 200
+
+
+# ---------------------------------------------------------------- issue #17 item 10: enroll is no oracle either
+def _enroll(c, st, domain, code, ip):
+    return c.post("/api/enrollments/create", json={"domainId": domain["id"], "duration": 1, "couponCode": code},
+                  headers=st.headers, source_ip=ip)
+
+
+def _validate(c, st, domain, code, ip):
+    return c.post("/api/coupons/validate", json={"code": code, "domainId": domain["id"], "amount": 1000},
+                  headers=st.headers, source_ip=ip)
+
+
+def _rate(monkeypatch, name: str, spec: str) -> None:
+    from lambdakit.settings import reset_settings
+
+    monkeypatch.setenv(name, spec)
+    reset_settings()
+
+
+def test_enroll_coupon_tries_share_the_per_user_budget(internships_app, intern_users, intern_seed, catalog,
+                                                      monkeypatch):
+    """40 wrong codes through enroll used to all answer 400 (and a real one 200): now each try counts
+    against the validate route's per-user limit, and over it enroll answers 429 + Retry-After."""
+    _rate(monkeypatch, "INTERNSHIPS_COUPON_VALIDATE_USER_RATE", "3/minute")
+    c, d = catalog["c"], catalog["domain"]
+    st = intern_users.student()
+    codes = [_enroll(c, st, d, f"GUESS{i}", f"10.33.0.{i}") for i in range(3)]
+    assert [r.status for r in codes] == [400, 400, 400]
+    r = _enroll(c, st, d, "GOODCODE", "10.33.0.9")  # even the real code: the budget is spent
+    assert r.status == 429 and int(r.headers["retry-after"]) > 0, r.text
+    assert r.json() == {"error": "Too many coupon checks; try again later"}
+    # one budget for both routes: validate is refused too
+    assert _validate(c, st, d, "GOODCODE", "10.33.0.10").status == 429
+    # enrolling without a coupon is not a coupon try
+    assert c.post("/api/enrollments/create", json={"domainId": d["id"], "duration": 1}, headers=st.headers,
+                  source_ip="10.33.0.11").status == 200
+    # another student is not affected
+    other = intern_users.student()
+    assert _enroll(c, other, d, "GOODCODE", "10.33.0.12").status == 200
+
+
+def test_alternating_validate_and_enroll_does_not_double_the_budget(internships_app, intern_users, catalog,
+                                                                    monkeypatch):
+    _rate(monkeypatch, "INTERNSHIPS_COUPON_VALIDATE_USER_RATE", "4/minute")
+    c, d = catalog["c"], catalog["domain"]
+    st = intern_users.student()
+    got = []
+    for i in range(6):
+        send = _validate if i % 2 == 0 else _enroll
+        got.append(send(c, st, d, f"GUESS{i}", f"10.34.0.{i}").status)
+    assert got == [200, 400, 200, 400, 429, 429], got
+
+
+def test_enroll_coupon_tries_share_the_per_ip_budget(internships_app, intern_users, intern_seed, catalog,
+                                                    monkeypatch):
+    _rate(monkeypatch, "INTERNSHIPS_COUPON_VALIDATE_IP_RATE", "5/minute")
+    c, d = catalog["c"], catalog["domain"]
+    students = [intern_users.student() for _ in range(6)]
+    got = [(_validate if i < 2 else _enroll)(c, s, d, f"GUESS{i}", "10.35.0.1").status
+           for i, s in enumerate(students)]
+    assert got == [200, 200, 400, 400, 400, 429], got
+    r = _enroll(c, students[5], d, "GOODCODE", "10.35.0.1")
+    assert r.status == 429 and r.headers["retry-after"] and r.json() == {
+        "error": "Too many coupon checks; try again later"}
+    assert _enroll(c, students[5], d, "GOODCODE", "10.35.0.2").status == 200  # another address
+
+
+def test_losing_the_race_for_the_last_use_gets_the_one_message(internships_app, intern_users, intern_seed, catalog,
+                                                               monkeypatch):
+    """Two students read LASTONE while one use is left; the first redeems it, the second's transaction
+    fails its condition: the same "not valid" answer as every other unusable code."""
+    from internships.coupons import service as coupons
+
+    c, d = catalog["c"], catalog["domain"]
+    from tests.internships.journey.helpers import make_coupon
+
+    make_coupon(c, intern_users.staff("super_admin"), code="LASTONE", max_uses=1)
+    first, second = intern_users.student(), intern_users.student()
+    seen = coupons.usable("LASTONE", d["id"])  # what the second request read before the first committed
+    assert _enroll(c, first, d, "LASTONE", "10.36.0.1").status == 200
+    monkeypatch.setattr(coupons, "usable", lambda code, domain_id: seen)
+    r = _enroll(c, second, d, "LASTONE", "10.36.0.2")
+    assert r.status == 400 and r.json() == {"error": NOT_VALID}, r.text

@@ -88,21 +88,144 @@ def test_sign_in_creates_the_account_then_signs_in_to_it_again(internships_app, 
     assert sum(1 for d in docs if "Registrations" in d) == 1
 
 
-def test_links_the_existing_verified_account_with_the_same_email(internships_app, google, intern_users):
-    c = internships_app.internships
-    u = intern_users.student(email="linked.user@example.com")
-    google.put_user("linked-sub-1", {"email": "linked.user@example.com", "email_verified": True, "name": "L"})
-    before = _users_count()
+ORIGIN = {"origin": "http://127.0.0.1:3003"}
+
+
+def _google_sign_in(c, sub: str):
+    """A full Google sign-in as ``sub``: the callback's response."""
     q, cookie, loc = start(c)
-    r = callback(c, authorize(loc, "linked-sub-1"), cookie)
+    return callback(c, authorize(loc, sub), cookie)
+
+
+def _cookie_value(r, name: str) -> str:
+    return next(ck for ck in r.cookies if ck.startswith(name + "=")).split(";")[0].split("=", 1)[1]
+
+
+def _refresh(c, token: str):
+    return c.post("/api/auth/refresh", headers={"cookie": f"refresh-token={token}", **ORIGIN})
+
+
+def test_pre_registered_password_account_is_taken_over_by_the_verified_google_owner(internships_app, google,
+                                                                                    intern_users):
+    """Issue #19 item 1. Someone registered the victim's address with a password (never verified: this
+    service sends no verification mail). When the victim signs in with Google (a verified e-mail), the
+    account is linked as Firebase Auth does it: Google linked, e-mail marked verified, the password
+    removed and every session opened before revoked - the squatter keeps no way in."""
+    c = internships_app.internships
+    squatter = intern_users.student(email="victim.user@example.com")
+    login = c.post("/api/auth/login", json={"email": squatter.email, "password": squatter.password})
+    assert login.status == 200
+    old_refresh = _cookie_value(login, "refresh-token")
+    google.put_user("victim-sub-1", {"email": "victim.user@example.com", "email_verified": True, "name": "Victim"})
+    before = _users_count()
+    r = _google_sign_in(c, "victim-sub-1")
+    assert r.headers["location"].endswith("/dashboard"), r.headers
+    assert _users_count() == before  # linked, not created
+    from internships.accounts import repository
+
+    user = repository.get_user(squatter.id, consistent=True)
+    assert user["google_sub"] == "victim-sub-1" and user["email_verified"] is True
+    assert "password_hash" not in user and user["sessions_revoked_at"]
+    # the old password no longer signs in
+    assert c.post("/api/auth/login", json={"email": squatter.email, "password": squatter.password}).status == 401
+    # the squatter's refresh token and access token are refused
+    refused = _refresh(c, old_refresh)
+    assert refused.status == 401, refused.text
+    assert c.get("/api/auth/me", headers=squatter.headers).status == 401
+    assert c.get("/api/auth/me", headers={"Authorization": f"Bearer {login.json()['token']}"}).status == 401
+    # the Google sign-in's own session works, and says the account is verified without a password
+    me = c.get("/api/auth/me", headers={"Authorization": f"Bearer {_cookie_value(r, 'auth-token')}"}).json()["user"]
+    assert me["id"] == squatter.id and me["has_password"] is False and me["email_verified"] is True
+    assert "sessions_revoked_at" not in me
+    assert _refresh(c, _cookie_value(r, "refresh-token")).status == 200
+
+
+def test_a_verified_google_linked_account_just_signs_in(internships_app, google, intern_users):
+    """Already linked (verified): Google sign-in changes nothing - a password set later through a
+    set-password link keeps working and sessions opened before are not revoked."""
+    from internships.accounts import repository
+    from internships.admin_people import passwords
+
+    c = internships_app.internships
+    google.put_user("owner-sub-1", {"email": "owner.user@example.com", "email_verified": True, "name": "Owner"})
+    first = _google_sign_in(c, "owner-sub-1")
+    uid = _user_id("owner.user@example.com")
+    link, _ = passwords.issue_set_password_link(uid, purpose="test")
+    token = link.split("token=", 1)[1]
+    assert c.post("/api/auth/reset-password", json={"token": token, "password": "Own3rPassw0rd"}).status == 200
+    login = c.post("/api/auth/login", json={"email": "owner.user@example.com", "password": "Own3rPassw0rd"})
+    assert login.status == 200
+    stored = repository.get_user(uid, consistent=True)
+    again = _google_sign_in(c, "owner-sub-1")
+    assert again.headers["location"].endswith("/dashboard")
+    after = repository.get_user(uid, consistent=True)
+    assert after["password_hash"] == stored["password_hash"]
+    assert after.get("token_version") == stored.get("token_version") and "sessions_revoked_at" not in after
+    assert c.post("/api/auth/login", json={"email": "owner.user@example.com", "password": "Own3rPassw0rd"}
+                  ).status == 200
+    assert _refresh(c, _cookie_value(login, "refresh-token")).status == 200
+    assert c.get("/api/auth/me", headers={"Authorization": f"Bearer {login.json()['token']}"}).status == 200
+    assert first.status == 302
+
+
+def test_the_link_is_one_conditional_write(internships_app, google, intern_users, monkeypatch):
+    """Between the callback's read and its write another Google account linked the address: the write's
+    condition fails, the callback refuses (account_conflict) and the other link stands untouched."""
+    from internships.accounts import google as google_flow
+    from internships.accounts import repository
+
+    c = internships_app.internships
+    u = intern_users.student(email="raced.user@example.com")
+    stale = repository.get_user(u.id, consistent=True)  # what the callback read: not linked, a password
+    repository.update_user(u.id, {"google_sub": "someone-else", "email_verified": True})
+    monkeypatch.setattr(google_flow.repo, "get_user", lambda uid, consistent=False: dict(stale))
+    google.put_user("raced-sub-1", {"email": "raced.user@example.com", "email_verified": True, "name": "R"})
+    before = _users_count()
+    _refused(c, _google_sign_in(c, "raced-sub-1"), "account_conflict", None, before)
+    monkeypatch.undo()
+    after = repository.get_user(u.id, consistent=True)
+    assert after["google_sub"] == "someone-else" and after["password_hash"] == stale["password_hash"]
+    assert "sessions_revoked_at" not in after
+
+
+@pytest.mark.parametrize("picture", [
+    "https://",                                             # no host
+    "https://user:secret@lh3.googleusercontent.com/a.png",  # credentials
+    "https://lh3.googleusercontent.com/a b.png",            # whitespace
+    "https://lh3.googleusercontent.com/a\u0000.png",        # control character
+    "https://lh3.googleusercontent.com/" + "a" * 2100,      # over the 2,048 characters of every stored URL
+    "https://lh3.googleusercontent.com:99999/a.png",        # bad port
+    "javascript:alert(1)",
+    "http://lh3.googleusercontent.com/a.png",               # not https
+    12345,
+])
+def test_an_invalid_picture_is_dropped_and_sign_in_still_succeeds(internships_app, google, picture):
+    """Issue #17 item 6: the ``picture`` claim passes the shared ``lambdakit.validated`` URL rule (and is
+    https), like every other stored URL; anything else is dropped, never failing the sign-in."""
+    c = internships_app.internships
+    sub = f"pic-{abs(hash(str(picture))) % 10**8}"
+    email = f"{sub}@example.com"
+    google.put_user(sub, {"email": email, "email_verified": True, "name": "P", "picture": picture})
+    r = _google_sign_in(c, sub)
     assert r.headers["location"].endswith("/dashboard"), r.headers
     from internships.accounts import repository
 
-    user = repository.get_user(u.id, consistent=True)
-    assert user["google_sub"] == "linked-sub-1" and user["password_hash"]  # password kept, Google linked
-    assert _users_count() == before
-    # the password still works too
-    assert c.post("/api/auth/login", json={"email": u.email, "password": u.password}).status == 200
+    assert "avatar_url" not in repository.get_user(_user_id(email), consistent=True)
+
+
+def test_a_valid_picture_is_stored_as_the_avatar(internships_app, google, intern_users):
+    c = internships_app.internships
+    pic = "https://lh3.googleusercontent.com/a/ACg8ocJ=s96-c"
+    google.put_user("pic-good", {"email": "pic.good@example.com", "email_verified": True, "name": "P", "picture": pic})
+    _google_sign_in(c, "pic-good")
+    from internships.accounts import repository
+
+    assert repository.get_user(_user_id("pic.good@example.com"), consistent=True)["avatar_url"] == pic
+    # linking an existing account without an avatar takes the picture too; a bad one is not written
+    u = intern_users.student(email="pic.link@example.com")
+    google.put_user("pic-link", {"email": u.email, "email_verified": True, "name": "P", "picture": "https://"})
+    _google_sign_in(c, "pic-link")
+    assert "avatar_url" not in repository.get_user(u.id, consistent=True)
 
 
 def _refused(c, r, reason: str, email: str | None, before: int) -> None:

@@ -5,8 +5,12 @@ signed, HttpOnly, 10-minute cookie carrying state, nonce and the PKCE verifier, 
 own key (``auth.tokens.oauth_state_key``). ``callback`` checks the state against the cookie and
 claims it once (a replayed callback is refused), exchanges the code with the verifier, verifies
 the ID token (signature against the provider's JWKS, ``iss``, ``aud``, ``exp``, ``nonce``,
-``email_verified``), refuses disposable domains, then creates the account or links the existing
-one with the same e-mail and signs in with the same cookies as a password sign-in. Every
+``email_verified``), refuses disposable domains, then creates the account (e-mail verified) or
+signs in to the existing one with the same e-mail: one already linked to this Google account just
+signs in; one never linked (its e-mail never proved, e.g. a password registration) is taken over
+by the verified owner in one conditional write (``repository.link_google``: Google linked, e-mail
+verified, password removed, earlier sessions revoked). It signs in with the same cookies as a
+password sign-in. The ``picture`` claim is kept only when it passes the shared URL rule. Every
 failure redirects to ``<front end>/login?error=<reason>`` and creates nothing. Outbound calls:
 ``oidc`` (SSRF rules).
 """
@@ -20,9 +24,10 @@ import re
 import urllib.parse
 
 from lambdakit import clock
-from lambdakit.errors import ApiError
+from lambdakit.errors import ApiError, ConditionFailed
 from lambdakit.observability import count
 from lambdakit.security import constant_time_equals, random_token, sha256_hex, sign_token, verify_token
+from lambdakit.validated import web_url
 
 from ..auth import session_cookies, tokens
 from ..settings import settings
@@ -148,6 +153,45 @@ def verify_id_token(id_token: str, nonce: str) -> dict:
     return claims
 
 
+def _picture(claims: dict) -> str | None:
+    """The ``picture`` claim when it passes the rule of every stored URL (``lambdakit.validated.web_url``)
+    and is https; anything else is dropped (logged), never failing the sign-in."""
+    raw = claims.get("picture")
+    if raw is None or raw == "":
+        return None
+    try:
+        url = web_url(raw.strip() if isinstance(raw, str) else raw)
+    except ValueError as exc:
+        logger.info("google sign-in: picture dropped", extra={"reason": str(exc)})
+        return None
+    if not url or urllib.parse.urlsplit(url).scheme.lower() != "https":
+        logger.info("google sign-in: picture dropped", extra={"reason": "must be https"})
+        return None
+    return str(url)
+
+
+def _link(uid: str, sub: str, picture: str | None) -> dict:
+    """Sign in to (and, when needed, link) the existing account ``uid``; the write is conditional on the
+    account as read, so a concurrent change is read again (twice at most, then refused)."""
+    for _ in range(2):
+        user = repo.get_user(uid, consistent=True)
+        if not user or user.get("disabled"):
+            raise SignInFailed("account_disabled")
+        if user.get("google_sub") and user["google_sub"] != sub:
+            raise SignInFailed("account_conflict")
+        if user.get("google_sub") == sub and not (picture and not user.get("avatar_url")):
+            return user  # verified and linked: nothing to write
+        try:
+            linked = repo.link_google(user, sub, picture, clock.now_iso())
+        except ConditionFailed:
+            continue
+        if not user.get("google_sub"):
+            logger.info("google sign-in: unverified account taken over by the verified owner",
+                        extra={"user_id": uid, "had_password": bool(user.get("password_hash"))})
+        return linked
+    raise SignInFailed("account_conflict")
+
+
 def _account(claims: dict) -> tuple[dict, bool]:
     """The account to sign in (``created`` True when made now): linked by e-mail or created."""
     try:
@@ -157,22 +201,14 @@ def _account(claims: dict) -> tuple[dict, bool]:
     if service.is_disposable(email):
         raise SignInFailed("disposable_email")
     sub = str(claims["sub"])
-    picture = claims.get("picture") if isinstance(claims.get("picture"), str) else None
-    if picture and not picture.startswith("https://"):
-        picture = None
+    picture = _picture(claims)
     uid = repo.user_id_for_email(email)
     if uid:
-        user = repo.get_user(uid, consistent=True)
-        if not user or user.get("disabled"):
-            raise SignInFailed("account_disabled")
-        if user.get("google_sub") and user["google_sub"] != sub:
-            raise SignInFailed("account_conflict")
-        if user.get("google_sub") != sub or (picture and not user.get("avatar_url")):
-            user = repo.link_google(uid, sub, picture, clock.now_iso())
-        return user, False
+        return _link(uid, sub, picture), False
     name = str(claims.get("name") or email.split("@")[0])[:120]
     try:
-        user = service.create_user(email=email, password=None, name=name, avatar_url=picture, google_sub=sub)
+        user = service.create_user(email=email, password=None, name=name, avatar_url=picture, google_sub=sub,
+                                   email_verified=True)
     except ApiError as exc:
         if exc.status == 409:  # created concurrently: link instead
             return _account(claims)

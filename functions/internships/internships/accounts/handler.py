@@ -23,7 +23,8 @@ def _auth_response(user: dict, tok: service.Tokens) -> Response:
 
 
 @router.post("/api/auth/register", summary="Register a student account",
-             description="Password: 8+ chars with upper, lower and digit; phone required; disposable e-mail "
+             description="Password: 8+ chars with upper, lower and digit; phone required, a valid number "
+                         "stored in E.164 (India when it has no country code; else 400 naming phone); disposable e-mail "
                          "domains refused; 3/min per IP. Sets auth-token, refresh-token and csrf-token cookies.",
              openapi_extensions=doc(body="internships.accounts.models:RegisterRequest", response="internships.accounts.models:AuthResponse", errors=(409,), public=True))
 def register():
@@ -55,7 +56,8 @@ def logout():
 
 @router.post("/api/auth/refresh", summary="Rotate the refresh token",
              description="Needs the refresh-token cookie; returns a new cookie pair. A rotated token presented "
-                         "again revokes its whole family.",
+                         "again revokes its whole family. 401 for a family opened before a password reset or "
+                         "before the verified Google owner took the account over.",
              openapi_extensions=doc(response="internships.accounts.models:AuthResponse", errors=(401,)))
 def refresh():
     from ..auth import csrf
@@ -107,9 +109,14 @@ def google_start():
 @router.get("/api/auth/google/callback", summary="Google sign-in callback",
             description="Checks the state against the cookie and uses it once, exchanges the code with the PKCE "
                         "verifier, verifies the ID token (JWKS signature, iss, aud, exp, nonce, email_verified), "
-                        "refuses disposable domains, creates or links the account, sets the same cookies as "
-                        "password sign-in and redirects to /dashboard. Failures go to /login?error=<reason> "
-                        "and create nothing (reasons: docs/internships-journey.md).",
+                        "refuses disposable domains, then creates the account (email_verified) or signs in to "
+                        "the one with that e-mail: already linked to this Google account, it just signs in; "
+                        "never linked (e-mail unverified, e.g. registered with a password), the verified owner "
+                        "takes it over in one conditional write: Google linked, email_verified, password removed, "
+                        "earlier refresh and access tokens revoked. The picture claim becomes the avatar only if "
+                        "it is a valid https URL (dropped otherwise). Sets the same cookies as password sign-in "
+                        "and redirects to /dashboard. Failures go to /login?error=<reason> and create nothing "
+                        "(reasons: docs/internships-journey.md).",
              openapi_extensions=doc(redirect=True, public=True))
 def google_callback():
     location, cookie_list = google.callback(

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .phones import Phone
+
 
 class RegisterRequest(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
@@ -10,7 +12,7 @@ class RegisterRequest(BaseModel):
     name: str = Field(min_length=1, max_length=120)
     email: str = Field(min_length=3, max_length=254)
     password: str = Field(min_length=1, max_length=256)
-    phone: str = Field(min_length=1, max_length=32)
+    phone: Phone
     college: str | None = Field(default=None, max_length=200)
 
 
@@ -47,6 +49,9 @@ class PublicUser(_Out):
     name: str | None = None
     role: str
     has_password: bool
+    email_verified: bool | None = Field(default=None, description="true once Google proved the e-mail address "
+                                                                  "(Google sign-up, or Google taking over an "
+                                                                  "account never linked); absent otherwise")
 
 
 class MeResponse(_Out):

@@ -70,17 +70,33 @@ def update_user(user_id: str, fields: dict, remove: list[str] | None = None) -> 
         raise NotFound("User not found") from None
 
 
-def link_google(user_id: str, google_sub: str, avatar_url: str | None, now: str) -> dict:
-    fields = {"google_sub": google_sub, "updated_at": now}
-    cond = "attribute_not_exists(avatar_url) OR avatar_url = :empty"
-    try:
-        if avatar_url:
-            return _clean(table().update(*user_key(user_id), set={**fields, "avatar_url": avatar_url},
-                                         condition=cond, values={":empty": ""}, must_exist=True))
-    except ConditionFailed as exc:
-        if exc.item is None:
-            raise NotFound("User not found") from None
-    return update_user(user_id, fields)
+def link_google(user: dict, google_sub: str, avatar_url: str | None, now: str) -> dict:
+    """Link ``google_sub`` to ``user`` (as the caller read it) in one conditional update;
+    ``ConditionFailed`` when the user changed meanwhile (the caller reads again).
+
+    A user not linked yet has an e-mail nobody proved (a password registration sends no
+    verification mail): the verified Google owner takes it over, as Firebase Auth does. Google
+    linked, ``email_verified`` set, the password removed, every earlier session revoked
+    (``sessions_revoked_at`` ends the refresh families opened before it, ``token_version`` + 1 the
+    access tokens), all only while no Google account is linked. A user already linked to
+    ``google_sub`` is verified: the update only fills a missing avatar."""
+    sets: dict = {"updated_at": now}
+    values: dict = {}
+    add: dict[str, int | float] | None = None
+    remove: list[str] | None = None
+    if user.get("google_sub"):
+        cond = "google_sub = :sub"
+        values[":sub"] = google_sub
+    else:
+        cond = "attribute_not_exists(google_sub)"
+        sets.update(google_sub=google_sub, email_verified=True, sessions_revoked_at=now)
+        add, remove = {"token_version": 1}, ["password_hash"]
+    if avatar_url and not user.get("avatar_url"):  # an avatar set meanwhile wins
+        sets["avatar_url"] = avatar_url
+        cond += " AND (attribute_not_exists(avatar_url) OR avatar_url = :empty)"
+        values[":empty"] = ""
+    return _clean(table().update(*user_key(user["id"]), set=sets, add=add, remove=remove, condition=cond,
+                                 values=values or None, must_exist=True))
 
 
 # ---------------------------------------------------------------- sessions

@@ -16,14 +16,13 @@ from lambdakit.security import hash_password, random_token, sha256_hex, verify_p
 from ..auth import tokens
 from ..auth.permissions import ROLES
 from ..settings import settings
+from . import phones, throttle
 from . import repository as repo
-from . import throttle
 
 PROFILE_FIELDS = ("phone", "college", "degree", "branch", "year_of_study", "graduation_year", "birthday", "gender",
                   "city", "state", "country", "linkedin_url", "github_url", "avatar_url")
 PRIVATE_FIELDS = ("password_hash", "google_sub", "open_enrollments", "invoice_count", "disabled_reason",
-                  "token_version", "password_changed_at")
-_PHONE = re.compile(r"^\+?[0-9][0-9 ()-]{5,19}$")
+                  "token_version", "password_changed_at", "sessions_revoked_at")
 
 
 # ---------------------------------------------------------------- validation rules
@@ -57,15 +56,6 @@ def check_password_policy(password: str) -> None:
             fields={"password": "Too weak"})
 
 
-def check_phone(phone: str | None) -> str:
-    phone = (phone or "").strip()
-    if not phone:
-        raise ValidationFailed("Phone is required", fields={"phone": "Required"})
-    if not _PHONE.match(phone):
-        raise ValidationFailed("Phone number is invalid", fields={"phone": "Invalid"})
-    return phone
-
-
 def public_user(user: dict) -> dict:
     out = {k: v for k, v in user.items() if k not in PRIVATE_FIELDS}
     out["has_password"] = bool(user.get("password_hash"))
@@ -78,10 +68,11 @@ def summary(user: dict) -> dict:
 
 # ---------------------------------------------------------------- users (contract)
 def create_user(*, email: str, password: str | None, name: str, role: str = "student", phone: str | None = None,
-                google_sub: str | None = None, **profile) -> dict:
-    """Create an account. ``Conflict`` (409) on a duplicate e-mail; disposable domains refused.
+                google_sub: str | None = None, email_verified: bool = False, **profile) -> dict:
+    """Create an account. ``Conflict`` (409) on a duplicate e-mail; disposable domains refused; ``phone``
+    (optional) stored in E.164 (``phones.check``: 400 naming ``phone`` when it is no valid number).
     ``password=None`` creates an account that can only sign in with Google (``google_sub`` links
-    it in the same write)."""
+    it in the same write; ``email_verified`` when the provider proved the address)."""
     email = normalize_email(email)
     check_not_disposable(email)
     if role not in ROLES:
@@ -92,10 +83,13 @@ def create_user(*, email: str, password: str | None, name: str, role: str = "stu
     now = clock.now_iso()
     user = {"id": ids.sortable_id(), "email": email, "name": name, "role": role, "created_at": now, "updated_at": now,
             "open_enrollments": 0, "invoice_count": 0}
+    phone = phones.check(phone, required=False)
     if phone:
-        user["phone"] = phone.strip()
+        user["phone"] = phone
     if google_sub:
         user["google_sub"] = google_sub
+    if email_verified:
+        user["email_verified"] = True
     for k, v in profile.items():
         if k in PROFILE_FIELDS and v not in (None, ""):
             user[k] = v
@@ -153,7 +147,7 @@ def _rate(subject: str, limit: int) -> None:
 
 def register(data, ip: str) -> tuple[dict, Tokens]:
     _rate(f"register#{ip}", settings().register_rate_per_minute)
-    phone = check_phone(data.phone)
+    phone = phones.check(data.phone)
     user = create_user(email=data.email, password=data.password, name=data.name, phone=phone,
                        college=data.college)
     count("Registrations")
@@ -225,6 +219,10 @@ def refresh(refresh_token: str | None) -> tuple[dict, Tokens]:
         # sessions opened before a password reset end with it
         repo.revoke_family(family["family_id"], "password_reset", clock.now_iso())
         raise Unauthorized("Session ended by a password change; please sign in again")
+    if user.get("sessions_revoked_at") and str(family.get("created_at", "")) < str(user["sessions_revoked_at"]):
+        # sessions opened before the verified Google owner took the account over (google.py) end with it
+        repo.revoke_family(family["family_id"], "account_linked", clock.now_iso())
+        raise Unauthorized("Session ended when the account was linked to Google; please sign in again")
     tok, new_session = _issue(user, family_id=family["family_id"], family_expires_at=float(family["expires_at"]))
     try:
         repo.rotate(h, new_session, clock.now_iso())

@@ -6,13 +6,16 @@ from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool, StrictI
 
 from lambdakit.validated import FreeDict
 
+from ..accounts import phones
+
 
 class SiteSettingsUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     siteName: Optional[str] = Field(None, min_length=1, max_length=200)
     siteEmail: Optional[EmailStr] = None
-    sitePhone: Optional[str] = Field(None, max_length=40)
+    sitePhone: Optional[str] = Field(None, max_length=phones.MAX_INPUT,
+                                     description=phones.DESCRIPTION + ' "" clears it.')
     siteAddress: Optional[str] = Field(None, max_length=500)
     maintenanceMode: Optional[StrictBool] = None
     maxEnrollmentsPerStudent: Optional[StrictInt] = Field(None, ge=1, le=50)
@@ -21,6 +24,12 @@ class SiteSettingsUpdate(BaseModel):
     @classmethod
     def _strip(cls, v):
         return v.strip() if isinstance(v, str) else v
+
+    @field_validator("sitePhone")
+    @classmethod
+    def _phone(cls, v):
+        """The service's one phone rule (E.164); ``""`` clears it, null is refused like every setting."""
+        return v if v is None else phones.optional(v) or ""
 
     @field_validator("*")
     @classmethod

@@ -6,6 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from lambdakit.validated import WebUrl
 
+from ..accounts.phones import OptionalPhone
+
 
 class RoleUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -26,7 +28,7 @@ class UserCreate(BaseModel):
     password: str = Field(min_length=8, max_length=128)
     name: str = Field(min_length=1, max_length=100)
     role: StaffRole = "reviewer"
-    phone: Optional[str] = Field(None, max_length=20)
+    phone: OptionalPhone = None
 
 
 class UserUpdate(BaseModel):
@@ -34,7 +36,7 @@ class UserUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: Optional[str] = Field(None, min_length=1, max_length=100)
-    phone: Optional[str] = Field(None, max_length=20)
+    phone: OptionalPhone = None  # null or "" clears it
     college: Optional[str] = Field(None, max_length=200)
     degree: Optional[str] = Field(None, max_length=100)
     branch: Optional[str] = Field(None, max_length=100)
@@ -72,7 +74,7 @@ class LeadConvert(BaseModel):
 
     email: Optional[str] = Field(None, min_length=3, max_length=254)
     name: Optional[str] = Field(None, min_length=1, max_length=100)
-    phone: Optional[str] = Field(None, max_length=20)
+    phone: OptionalPhone = None  # null or "": the lead's own phone
 
 
 class FixAvatars(BaseModel):

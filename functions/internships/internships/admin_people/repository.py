@@ -7,6 +7,7 @@ from lambdakit import clock
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
+from ..accounts import phones
 from ..auth.permissions import role_key
 from ..settings import settings
 from ..store import clean as _clean
@@ -76,7 +77,16 @@ def user_search_filter(search: str | None):
 
     q = search.strip()
     return (Attr("email").contains(q.lower()) | Attr("name").contains(q) | Attr("name").contains(q.lower())
-            | Attr("name").contains(q.title()) | Attr("phone").contains(q))
+            | Attr("name").contains(q.title()) | _phone_match(q))
+
+
+def _phone_match(q: str):
+    """Phones are stored in E.164 (``accounts.phones``): a search typed as a phone number with spaces,
+    dashes or a ``+`` matches by its digits."""
+    from boto3.dynamodb.conditions import Attr
+
+    digits = phones.search_digits(q)
+    return Attr("phone").contains(q) | Attr("phone").contains(digits) if digits else Attr("phone").contains(q)
 
 
 def list_users(*, role: str | None, search: str | None, offset: int, limit: int, cursor: str | None):
@@ -204,7 +214,7 @@ def _lead_filter(domain: str | None, search: str | None) -> ConditionBase | None
     if search:
         q = search.strip()
         c = (Attr("name").contains(q) | Attr("name").contains(q.lower()) | Attr("name").contains(q.title())
-             | Attr("phone").contains(q) | Attr("email").contains(q.lower()))
+             | _phone_match(q) | Attr("email").contains(q.lower()))
         expr = c if expr is None else expr & c
     return expr
 

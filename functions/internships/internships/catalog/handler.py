@@ -31,11 +31,12 @@ def get_domain(slug: str):
              description="200 {valid, discount, coupon, finalAmount}; a coupon the student cannot use (unknown, "
                          "inactive, expired, used up or for another domain) is valid:false with the one message "
                          "\"This coupon code is not valid\" (no use is consumed here). Rate limited per user "
-                         "(10/min) and per IP (30/min): 429 with Retry-After.",
+                         "(10/min) and per IP (30/min), one budget shared with the coupon codes tried through "
+                         "POST /api/enrollments/create: 429 with Retry-After.",
              openapi_extensions=doc(body="internships.catalog.models:CouponValidateRequest",
                                     response="internships.catalog.models:CouponValidation", errors=(429,)))
 def validate_coupon():
-    coupons.check_validate_rate(principal(router).user_id, client_ip(router))
+    coupons.check_rate(principal(router).user_id, client_ip(router))
     data = parse_model(CouponValidateRequest, json_object(router))
     return ok({"success": True, **coupons.validate(data.code, data.domainId, data.amount)})
 

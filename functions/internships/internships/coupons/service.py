@@ -1,9 +1,11 @@
 """Coupon rules: applicability, discount computation, admin CRUD.
 
 Students are told only what they need: every refusal (unknown, inactive, expired, used up,
-other domain) is the one answer ``NOT_VALID``, so codes cannot be told apart by probing;
-``problem`` keeps the precise reason for the logs and the admin side. ``POST /api/coupons/validate``
-is rate limited per signed-in user and per IP (docs/internships-journey.md "Coupons").
+other domain, or the last use taken by a concurrent enrollment) is the one answer ``NOT_VALID``, so
+codes cannot be told apart by probing; ``problem`` keeps the precise reason for the logs and the admin
+side. Every code a student tries, through ``POST /api/coupons/validate`` or ``POST
+/api/enrollments/create``, counts against one per-user and one per-IP budget (``check_rate``;
+docs/internships-journey.md "Coupon enumeration").
 """
 from __future__ import annotations
 
@@ -75,11 +77,14 @@ def admin_view(c: dict) -> dict:
             "created_at": c.get("created_at"), "updated_at": c.get("updated_at")}
 
 
-def check_validate_rate(user_id: str, ip: str) -> None:
-    """``RateLimited`` (429 + Retry-After) past the per-user or the per-IP budget of the validate route."""
+def check_rate(user_id: str, ip: str) -> None:
+    """Count one coupon try; ``RateLimited`` (429 + Retry-After) past the per-user or the per-IP budget.
+
+    The one budget of every route that looks a code up (validate, and enroll with ``couponCode``): the
+    same keys, so alternating the routes does not double it."""
     s = settings()
-    for subject, spec in ((f"coupon-validate#user#{user_id}", s.coupon_validate_user_rate),
-                          (f"coupon-validate#ip#{ip}", s.coupon_validate_ip_rate)):
+    for subject, spec in ((f"coupon-check#user#{user_id}", s.coupon_validate_user_rate),
+                          (f"coupon-check#ip#{ip}", s.coupon_validate_ip_rate)):
         limit, window = ratelimit.parse_rate(spec)
         d = repo.rate_hit(subject, limit, window)
         if not d.allowed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import header, json_object, parse_model, raw_body
+from lambdakit.http import client_ip, header, json_object, parse_model, raw_body
 from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
@@ -17,12 +17,17 @@ router = APIGatewayHttpRouter()
 
 @router.post("/api/enrollments/create", summary="Enroll in a domain (creates the payment order)",
              middlewares=[require_user],
-             description="Students only. 400 bad duration or unusable coupon, 404 unknown domain, 409 when an "
-                         "active or pending enrollment in the domain exists or maxEnrollmentsPerStudent is reached.",
-             openapi_extensions=doc(body="internships.enrollments.models:CreateEnrollment", response="internships.enrollments.models:EnrollmentCreated", errors=(409, 503)))
+             description="Students only. 400 bad duration, 404 unknown domain, 409 when an active or pending "
+                         "enrollment in the domain exists or maxEnrollmentsPerStudent is reached. A couponCode the "
+                         "student cannot use (unknown, inactive, expired, used up, for another domain, or its last "
+                         "use taken by a concurrent enrollment) is 400 with the one message \"This coupon code is "
+                         "not valid\". Each couponCode tried counts against the coupon budgets of POST "
+                         "/api/coupons/validate (per user 10/min, per IP 30/min, one budget for both routes): "
+                         "429 with Retry-After.",
+             openapi_extensions=doc(body="internships.enrollments.models:CreateEnrollment", response="internships.enrollments.models:EnrollmentCreated", errors=(409, 429, 503)))
 def create():
     data = parse_model(CreateEnrollment, json_object(router))
-    return ok({"success": True, "enrollment": service.create(principal(router), data)})
+    return ok({"success": True, "enrollment": service.create(principal(router), data, ip=client_ip(router))})
 
 
 @router.get("/api/enrollments/my-enrollments", summary="The caller's enrollments, newest first",

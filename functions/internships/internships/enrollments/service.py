@@ -77,7 +77,9 @@ def _max_open() -> int | None:
 
 
 # ---------------------------------------------------------------- create
-def create(p, data) -> dict:
+def create(p, data, *, ip: str) -> dict:
+    """``ip``: the caller's address; a ``couponCode`` is a coupon try on the caller's and the address's
+    coupon budgets (``coupons.check_rate``, shared with ``POST /api/coupons/validate``)."""
     if p.role != "student":
         raise Forbidden("Only students can enroll")
     duration = _duration(data.duration)
@@ -91,6 +93,7 @@ def create(p, data) -> dict:
     coupon = None
     discount = 0.0
     if data.couponCode:
+        coupons.check_rate(p.user_id, ip)
         coupon = coupons.usable(data.couponCode, domain["id"])
         discount = coupons.discount_for(coupon, price)
     amount = round(max(0.0, price - discount), 2)
@@ -121,7 +124,8 @@ def create(p, data) -> dict:
             "open": Conflict("You already have an active or pending enrollment in this domain"),
             "limit": Conflict("Maximum number of enrollments per student reached"),
             "domain": NotFound("Domain not found"),
-            "coupon": BadRequest("Coupon is no longer valid (usage limit reached or expired)"),
+            # lost the race for the last use (or it expired meanwhile): the one answer of coupons.NOT_VALID
+            "coupon": BadRequest(coupons.NOT_VALID),
         }.get(r.what, Conflict("Could not create the enrollment, please retry")) from None
     count("EnrollmentsCreated")
     if amount_paise == 0:

@@ -1,30 +1,9 @@
 """Request bodies of the public forms."""
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-_PHONE = re.compile(r"^\+?[0-9][0-9 ()\-.]{5,22}[0-9]$")
-DEFAULT_PHONE_REGION = "IN"
-
-
-def normalise_phone(value: object, region: str = DEFAULT_PHONE_REGION) -> str:
-    """A callable phone number in E.164 (``+919876543210``): digits with optional +, spaces, dashes,
-    dots and brackets, parsed with libphonenumber (``phonenumberslite``, imported lazily) in ``region``
-    when it has no country code, and valid for its country (length and prefix), else ValueError."""
-    s = _text(value, "phone", 30)
-    if not _PHONE.match(s):
-        raise ValueError("phone must be a valid phone number")
-    import phonenumbers
-
-    try:
-        number = phonenumbers.parse(s, region)
-    except phonenumbers.NumberParseException:
-        raise ValueError("phone must be a valid phone number") from None
-    if not phonenumbers.is_valid_number(number):
-        raise ValueError("phone must be a valid phone number")
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+from ..accounts import phones
 
 
 def normalise_email(value: str) -> str:
@@ -57,8 +36,7 @@ class LeadIn(BaseModel):
     name: str
     domain: str | int
     duration: str | int
-    phone: str | int = Field(description="Phone number; without a country code it is read as Indian (+91). "
-                                         "Stored in E.164, e.g. +919876543210.")
+    phone: str | int = Field(description=phones.DESCRIPTION)
     email: str | None = None
 
     @field_validator("name", mode="before")
@@ -79,7 +57,7 @@ class LeadIn(BaseModel):
     @field_validator("phone", mode="before")
     @classmethod
     def _phone(cls, v):
-        return normalise_phone(v)
+        return phones.normalise(v)  # the service's one phone rule
 
     @field_validator("email", mode="before")
     @classmethod

@@ -30,8 +30,13 @@ def update_profile():
     return ok({"success": True, "profile": service.update(principal(router), data)})
 
 
-@router.post("/api/profile/avatar", summary="Upload an avatar (multipart field file, image ≤ 5 MB)",
+@router.post("/api/profile/avatar", summary="Upload an avatar (multipart field file, image ≤ 4 MB)",
              middlewares=[require_user],
+             description="JPEG, PNG or WebP (by magic bytes, else 400), at most 4 MB = 4,194,304 bytes "
+                         "(INTERNSHIPS_AVATAR_MAX_BYTES); larger: 413 {error: \"Image exceeds 4 MB (4,194,304 "
+                         "bytes)\"}. The limit is what fits a synchronous Lambda invocation (6 MB) once API "
+                         "Gateway base64-encodes the body (4/3) next to the headers, with headroom: a 5 MB image "
+                         "would never reach the function.",
              openapi_extensions=doc(form={"file": "file"}, response="internships.profile.models:AvatarResponse", errors=(400, 413)))
 def upload_avatar():
     url = service.upload_avatar(principal(router), raw_body(router), header(router, "content-type"))
@@ -46,7 +51,8 @@ def avatar(userId: str):  # noqa: N803
 
 
 @router.get("/api/proxy-image", summary="Proxy an avatar image from an allow-listed host",
-            description="https only, host allow-list, every resolved address public, no redirects, ≤ 5 MB, "
+            description="https only, host allow-list, every resolved address public, no redirects, ≤ 4 MB "
+                        "(the base64 response must fit Lambda's 6 MB), "
                         "content typed by magic bytes.",
              openapi_extensions=doc(query="internships.profile.models:ProxyImageQuery", content_type="image/*", errors=(502,)))
 def proxy_image():

@@ -7,12 +7,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lambdakit.validated import WebUrl
 
+from ..accounts.phones import OptionalPhone
+
 
 class ProfileUpdate(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=120)
-    phone: str | None = Field(default=None, min_length=1, max_length=32)
+    phone: OptionalPhone = None  # required once set: null or "" is refused (profile.service)
     college: str | None = Field(default=None, max_length=200)
     degree: str | None = Field(default=None, max_length=120)
     branch: str | None = Field(default=None, max_length=120)

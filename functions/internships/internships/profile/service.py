@@ -1,5 +1,6 @@
-"""Profile rules (email and role immutable), avatar upload (≤ 5 MB image typed by magic bytes, S3)
-and the avatar image proxy (allow-listed hosts only, SSRF-checked, no redirects)."""
+"""Profile rules (email and role immutable), avatar upload (≤ ``avatar_max_bytes``, 4 MiB, the most that
+fits a Lambda event with headroom: an image typed by magic bytes, S3) and the avatar image proxy
+(allow-listed hosts only, SSRF-checked, no redirects, same size limit)."""
 from __future__ import annotations
 
 import http.client
@@ -10,6 +11,7 @@ from lambdakit import clock, multipart, ssrf
 from lambdakit.errors import ApiError, BadRequest, NotFound
 from lambdakit.security import random_token
 
+from ..accounts import phones
 from ..accounts import repository as users
 from ..accounts import service as accounts
 from ..settings import settings
@@ -38,7 +40,7 @@ def update(p, data) -> dict:
     fields = {k: v for k, v in raw.items() if v not in (None, "")}
     remove = [k for k, v in raw.items() if v in (None, "") and k not in ("name", "phone")]
     if "phone" in raw:
-        fields["phone"] = accounts.check_phone(raw["phone"])
+        fields["phone"] = phones.check(raw["phone"])  # a student's phone cannot be cleared
     if "name" in raw and not raw["name"]:
         raise BadRequest("Name cannot be empty")
     fields["updated_at"] = clock.now_iso()
@@ -52,7 +54,7 @@ def upload_avatar(p, body: bytes, content_type: str | None) -> str:
     if f is None or not f.data:
         raise BadRequest("Field 'file' with an image is required")
     if len(f.data) > limit:
-        raise ApiError("Image exceeds 5 MB", code="PAYLOAD_TOO_LARGE", status=413)
+        raise ApiError(f"Image exceeds {size_text(limit)}", code="PAYLOAD_TOO_LARGE", status=413)
     mime = multipart.sniff_image(f.data)
     if mime is None:
         raise BadRequest("File must be a JPEG, PNG or WebP image")
@@ -68,6 +70,11 @@ def upload_avatar(p, body: bytes, content_type: str | None) -> str:
         except Exception:  # noqa: BLE001 - an orphaned object is harmless
             logger.warning("could not delete the previous avatar")
     return url
+
+
+def size_text(n: int) -> str:
+    """``4 MB (4,194,304 bytes)``: the limit as the 413 and the docs state it (MB = 2**20 bytes)."""
+    return f"{n / 2**20:g} MB ({n:,} bytes)"
 
 
 def avatar_redirect(user_id: str) -> str:
