@@ -17,7 +17,7 @@ from lambdakit import clock
 from lambdakit.observability import worker_entry
 
 from .. import events
-from ..analytics import repository as counters
+from ..counters import repository as counters
 from ..http import logger
 from ..sending import audience
 from ..sending import repository as send_repo

@@ -8,8 +8,8 @@ from lambdakit import clock
 from lambdakit.observability import count as metric
 
 from .. import events
-from ..analytics import repository as counters
 from ..campaign import repository as camp_repo
+from ..counters import repository as counters
 from ..sending import audience
 from ..sending import repository as send_repo
 

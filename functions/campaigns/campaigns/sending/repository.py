@@ -16,7 +16,7 @@ from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, ValidationFailed
 
-from ..analytics import repository as counters
+from ..counters import repository as counters
 from ..settings import settings
 
 
