@@ -8,7 +8,8 @@ from lambdakit import clock
 
 from ..attachments import service as attachments
 from ..senders import service as senders
-from . import pipeline
+from ..webhooks.dispatch import emit_many
+from . import pipeline, suppression
 from . import repository as repo
 from .compose import Tracking
 from .message import Attachment
@@ -19,8 +20,6 @@ CANCEL_CHECK_EVERY = 20
 
 def apply_effects(ctx: pipeline.SendContext, results: list[pipeline.Result]) -> None:
     """Events and contact changes of the fresh outcomes of this attempt (sandbox feedback)."""
-    from ..feedback import service as feedback
-
     evs: list[tuple[str, dict, str | None]] = []
     now = clock.now_iso()
     for r in results:
@@ -31,15 +30,13 @@ def apply_effects(ctx: pipeline.SendContext, results: list[pipeline.Result]) -> 
         if r.status == "delivered":
             evs.append(("email.delivered", {**common, "delivered_at": now}, f"email.delivered:{ctx.send_id}:{r.rkey}"))
         elif r.status == "bounced":
-            feedback.contact_bounced(ctx.account_id, r.contact_id, r.email, hard=True)
+            suppression.contact_bounced(ctx.account_id, r.contact_id, r.email, hard=True)
             evs.append(("email.bounced", {**common, "bounce_type": "hard", "bounce_subtype": "General",
                                           "diagnostic": "Simulated bounce (sandbox)", "bounced_at": now},
                         f"email.bounced:{ctx.send_id}:{r.rkey}"))
         elif r.status == "complained":
             evs.append(("email.delivered", {**common, "delivered_at": now}, f"email.delivered:{ctx.send_id}:{r.rkey}"))
-            feedback.contact_complained(ctx.account_id, r.contact_id, r.email, campaign_id=ctx.campaign_id)
-    from ..webhooks.dispatch import emit_many
-
+            suppression.contact_complained(ctx.account_id, r.contact_id, r.email, campaign_id=ctx.campaign_id)
     emit_many(ctx.account_id, evs) if evs else None
 
 

@@ -99,6 +99,15 @@ def complete_batch(send_id: str, batch_no: int, *, account_id: str, owner: tuple
         raise
 
 
+def add_stats(owner: tuple[str, str], add: dict) -> None:
+    """Add to the ``st_*`` counters of a send's owner item (a campaign's or a bulk's ``META``, as
+    ``complete_batch`` does); an owner deleted meanwhile is skipped."""
+    try:
+        table().update(*owner, add=add, must_exist=True, return_values="NONE")
+    except ConditionFailed:
+        pass
+
+
 # ---------------------------------------------------------------- bulk
 def put_bulk(bulk: dict) -> None:
     table().put_new({"pk": f"BULK#{bulk['id']}", "sk": "META", "ttl": _ttl(settings().send_record_ttl_days), **bulk},
