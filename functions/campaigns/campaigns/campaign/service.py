@@ -6,8 +6,6 @@ a sending campaign stops: recipients not yet sent are not sent). ``sending`` is 
 """
 from __future__ import annotations
 
-import math
-
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
@@ -19,7 +17,7 @@ from ..senders import service as senders
 from ..sending import audience
 from . import repository as repo
 from .models import CampaignBody, CampaignCreate, SendRequest
-from .sendctx import provider_of
+from .sendctx import estimated_recipients, provider_of
 
 EDITABLE = ["draft", "scheduled"]
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
@@ -204,13 +202,6 @@ def _validate_sendable(account_id: str, item: dict) -> None:
         raise ValidationFailed("Campaign is not ready to send", fields=problems)
 
 
-def estimated_recipients(account_id: str, item: dict) -> int:
-    aud = item.get("audience") or {}
-    if aud.get("type") == "test":
-        return len(aud.get("test_emails") or [])
-    return audience.active_count(account_id, aud.get("list_id") or "")
-
-
 def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
     item = get_owned(account_id, cid)
     require_sender(item)
@@ -245,8 +236,3 @@ def cancel(account_id: str, cid: str) -> dict:
     fresh = get_owned(account_id, cid, consistent=True)
     return {"campaign_id": cid, "status": "cancelled", "cancelled_at": now, "previous_status": item["status"],
             "stats": stats(fresh, rates=True)}
-
-
-def ab_test_target(item: dict, total: int) -> int:
-    ab = item.get("ab_test") or {}
-    return min(total, int(math.ceil(total * int(ab.get("test_size", 100)) / 100.0)))
