@@ -220,11 +220,11 @@ def delete(a: str, cid: str) -> dict:
 
 
 def erase_elsewhere(a: str, cid: str, email: str) -> None:
-    """Erase the contact's personal data held by the sending pipeline: per-recipient send,
-    open and click records and outbox copies (``campaigns.sending.erasure``)."""
-    from ..sending import erasure
+    """Erase the contact's personal data held elsewhere: per-recipient send, open and click
+    records, outbox copies, webhook delivery bodies (``campaigns.privacy.erasure``)."""
+    from ..privacy import erasure
 
-    erasure.erase_contact(a, cid, email)
+    erasure.erase_person(a, email)
 
 
 # ---------------------------------------------------------------- fan-out helpers
