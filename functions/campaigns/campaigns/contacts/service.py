@@ -26,7 +26,6 @@ from lambdakit.pagination import page_meta, page_request
 from ..common.emails import InvalidEmail, email_key, normalise_email
 from ..common.keys import home_contact_id
 from ..common.pages import key_of, make_cursor, parse_cursor, walk
-from ..lists import repository as lists_repo
 from ..settings import settings
 from . import repository as repo
 from .models import STATUSES, ContactIn, ContactOut, ContactPatch, ImportJobIn
@@ -47,7 +46,7 @@ def _emit(a: str, kind: str, data: dict[str, Any]) -> None:
 
 def _live_lists(a: str, contact: dict | None) -> set[str]:
     lids = list((contact or {}).get("lists") or [])
-    return set(lists_repo.get_many(a, lids)) if lids else set()
+    return set(repo.lists_by_id(a, lids)) if lids else set()
 
 
 def _email_conflict() -> Conflict:
@@ -110,12 +109,19 @@ def _retrying(fn, attempts: int = 4):
                 raise
 
 
+def require_lists(a: str, list_ids: list[str]) -> dict[str, dict]:
+    """The list items of ``list_ids``; 422 keyed ``lists`` when one is unknown."""
+    found = repo.lists_by_id(a, list_ids)
+    missing = [i for i in list_ids if i not in found]
+    if missing:
+        raise ValidationFailed("Unknown list", fields={"lists": f"Unknown list id(s): {', '.join(missing)}"})
+    return found
+
+
 def create(a: str, body: dict) -> dict:
     req: ContactIn = parse_model(ContactIn, body)
     lists = req.lists or []
     if lists:
-        from ..lists.service import require_lists
-
         require_lists(a, lists)
     now = clock.now_iso()
     c = {"id": new_contact_id(a, req.email), "seq": ids.sortable_id().lower(), "account_id": a,
@@ -152,8 +158,6 @@ def update(a: str, cid: str, body: dict) -> dict:
         bad = next(k for k, v in changes.items() if v is None)
         raise ValidationFailed("Field cannot be null", fields={bad: "Cannot be null"})
     if changes.get("lists"):
-        from ..lists.service import require_lists
-
         old = repo.get(a, cid)
         new_lists = [x for x in changes["lists"] if x not in ((old or {}).get("lists") or [])]
         if new_lists:
@@ -238,7 +242,7 @@ def list_members_page(a: str, list_id: str, cursor: str | None = None, page_size
 
 
 def active_count(a: str, list_id: str) -> int:
-    item = lists_repo.get(a, list_id)
+    item = repo.get_list(a, list_id)
     return int((item or {}).get("active", 0))
 
 
@@ -486,7 +490,7 @@ def _import_options(a: str, list_id: str | None, tags, update_existing) -> "Any"
     from .importer import ImportOptions, parse_bool, parse_form_tags
 
     list_id = (list_id or "").strip() or None
-    if list_id and lists_repo.get(a, list_id) is None:
+    if list_id and repo.get_list(a, list_id) is None:
         raise ValidationFailed("Unknown list", fields={"list_id": "Unknown list id"})
     tag_list = tags if isinstance(tags, list) else parse_form_tags(tags)
     upd = update_existing if isinstance(update_existing, bool) else parse_bool(update_existing, "update_existing")

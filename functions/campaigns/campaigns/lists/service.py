@@ -3,10 +3,11 @@ removes only the association (members are detached in the background)."""
 from __future__ import annotations
 
 from lambdakit import clock, ids
-from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.errors import NotFound
 from lambdakit.http import parse_model
 
 from ..common.pages import account_page
+from ..contacts import service as contacts
 from . import repository as repo
 from .models import ListIn, ListOut, ListPatch
 
@@ -32,15 +33,6 @@ def get(a: str, list_id: str) -> dict:
     return public(item)
 
 
-def require_lists(a: str, list_ids: list[str]) -> dict[str, dict]:
-    """The list items of ``list_ids``; 422 keyed ``lists`` when one is unknown."""
-    found = repo.get_many(a, list_ids)
-    missing = [i for i in list_ids if i not in found]
-    if missing:
-        raise ValidationFailed("Unknown list", fields={"lists": f"Unknown list id(s): {', '.join(missing)}"})
-    return found
-
-
 def update(a: str, list_id: str, body: dict) -> dict:
     req: ListPatch = parse_model(ListPatch, body)
     changes = req.model_dump(exclude_none=True)
@@ -50,8 +42,6 @@ def update(a: str, list_id: str, body: dict) -> dict:
 
 def delete(a: str, list_id: str) -> dict:
     repo.delete(a, list_id)
-    from ..contacts import service as contacts
-
     pending = contacts.detach_list(a, list_id)
     return {"id": list_id, "deleted": True, "detach_pending": pending}
 
