@@ -7,7 +7,7 @@ from lambdakit.errors import NotFound
 from lambdakit.http import parse_model
 
 from ..common.pages import account_page
-from ..contacts import service as contacts
+from ..contacts import membership
 from . import repository as repo
 from .models import ListIn, ListOut, ListPatch
 
@@ -42,7 +42,7 @@ def update(a: str, list_id: str, body: dict) -> dict:
 
 def delete(a: str, list_id: str) -> dict:
     repo.delete(a, list_id)
-    pending = contacts.detach_list(a, list_id)
+    pending = membership.detach_list(a, list_id)
     return {"id": list_id, "deleted": True, "detach_pending": pending}
 
 
