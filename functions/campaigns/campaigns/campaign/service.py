@@ -15,9 +15,10 @@ from ..common.headers import MESSAGE as HEADER_MESSAGE
 from ..common.headers import unsafe_header
 from ..senders import service as senders
 from ..sending import audience
+from ..sending import repository as send_repo
 from . import repository as repo
-from .models import CampaignBody, CampaignCreate, SendRequest
-from .sendctx import estimated_recipients, provider_of
+from .models import STATUSES, CampaignBody, CampaignCreate, SendRequest
+from .sendctx import estimated_recipients, provider_of, send_test
 
 EDITABLE = ["draft", "scheduled"]
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
@@ -146,8 +147,6 @@ def update(account_id: str, cid: str, body: CampaignBody) -> dict:
 def list_campaigns(account_id: str, page: str | None, limit: str | None, status: str | None,
                    search: str | None) -> dict:
     req = page_request(page, limit, default_limit=20, max_limit=100)
-    from .models import STATUSES
-
     if status and status not in STATUSES:
         raise ValidationFailed("Invalid status", fields={"status": f"Must be one of {', '.join(STATUSES)}"})
     if search:
@@ -206,8 +205,6 @@ def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
     item = get_owned(account_id, cid)
     require_sender(item)
     if req.send_test:
-        from .sendctx import send_test
-
         return send_test(item, req.test_emails)
     if req.confirm is not True:
         raise ValidationFailed("Sending needs confirmation", fields={"confirm": "Must be true to send the campaign"})
@@ -221,8 +218,6 @@ def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
                     set={"scheduled_for": when, "estimated_recipients": estimate, "updated_at": now,
                          "confirmed_at": now, "gsi3pk": "CAMPDUE", "gsi3sk": f"{when}#{cid}"})
     if when <= clock.now_iso():
-        from ..sending import repository as send_repo
-
         # Immediate: start now through the send queue instead of waiting for the next tick.
         send_repo.enqueue([{"type": "start", "campaign_id": cid}])
     return {"campaign_id": cid, "status": "scheduled", "scheduled_for": when, "estimated_recipients": estimate}
