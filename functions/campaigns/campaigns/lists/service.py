@@ -7,7 +7,6 @@ from lambdakit.errors import NotFound
 from lambdakit.http import parse_model
 
 from ..common.pages import account_page
-from ..contacts import membership
 from . import repository as repo
 from .models import ListIn, ListOut, ListPatch
 
@@ -42,6 +41,10 @@ def update(a: str, list_id: str, body: dict) -> dict:
 
 def delete(a: str, list_id: str) -> dict:
     repo.delete(a, list_id)
+    # Loaded on the first delete, not with the lists function: contacts brings the contact models
+    # (cold start). lists sits above contacts: the allowed direction.
+    from ..contacts import membership
+
     pending = membership.detach_list(a, list_id)
     return {"id": list_id, "deleted": True, "detach_pending": pending}
 
