@@ -349,7 +349,7 @@ def campaign_send(quick: bool) -> dict:
     from campaigns.campaign.models import SendRequest
     from campaigns.campaign.sendctx import send_id
     from campaigns.common import keys
-    from campaigns.tracking import tokens
+    from campaigns.sending import tokens
     from lambdakit.ddb import Table
 
     lid, cid = seed(n)

@@ -299,10 +299,10 @@ def test_s3_lifecycle_rules_by_prefix():
     assert int(exams.template["Parameters"]["EvidenceRetentionDays"]["Default"]) == 90
     assert _lifecycle(intern, "FilesBucket") == {"exports/": 7}
     sources = {p: (ROOT / "functions" / p).read_text() for p in (
-        "exams/exams/proctoring/service.py", "campaigns/campaigns/contacts/service.py",
+        "exams/exams/proctoring/service.py", "campaigns/campaigns/contacts/export.py",
         "internships/internships/admin_insights/export.py")}
     assert 'f"evidence/' in sources["exams/exams/proctoring/service.py"]
-    assert 'f"exports/' in sources["campaigns/campaigns/contacts/service.py"]
+    assert 'f"exports/' in sources["campaigns/campaigns/contacts/export.py"]
     assert 'f"exports/' in sources["internships/internships/admin_insights/export.py"]
 
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from lambdakit.security import sha256_hex
 
+from .apikeys import repository as repo
+from .apikeys.service import create_key
+from .senders import service as senders
+
 DEV_ACCOUNT = "acct-dev"
 DEV_SENDER = "example.com"
 
 
 def seed(previous: dict | None = None) -> dict:
-    from .apikeys import repository as repo
-    from .apikeys.service import create_key
-    from .senders import service as senders
-
     senders.ensure(DEV_ACCOUNT, DEV_SENDER)
     prev_key = (previous or {}).get("api_key")
     if prev_key:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .webhooks import dispatch
+
 
 def emit(account_id: str, kind: str, data: dict, **kw: Any) -> int:
-    from .webhooks.dispatch import emit as _emit
-
-    return _emit(account_id, kind, data, **kw)
+    return dispatch.emit(account_id, kind, data, **kw)

@@ -53,7 +53,7 @@ def test_list_delete_with_many_members_detaches_in_background(camp, campaigns_ap
     lid = camp.post("/lists", json={"name": "big"}).json()["data"]["id"]
     made = [camp.post("/contacts", json={"email": f"m{i}@example.com", "lists": [lid]}).json()["data"]["id"]
             for i in range(5)]
-    from campaigns.contacts import service
+    from campaigns.contacts import membership as service
 
     lists_service.repo.delete("acct-test", lid)
     assert service.detach_list("acct-test", lid, budget_items=2) is True  # queued the rest

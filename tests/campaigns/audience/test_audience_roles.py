@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaigns.auth.scopes import RESOURCES, ROLES, allows, role_scopes
+from campaigns.apikeys.scopes import RESOURCES, ROLES, allows, role_scopes
 
 # The spec's dashboard table (lists share contacts; webhooks and API keys share settings).
 TABLE = {

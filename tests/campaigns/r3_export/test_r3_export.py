@@ -136,7 +136,8 @@ def test_above_bound_job_writes_what_inline_gives(camp, campaigns_app, bound, ma
 
 
 def test_worker_progress_and_retry_then_failed(camp, campaigns_app, bound, monkeypatch):
-    from campaigns.contacts import jobs, service
+    from campaigns.contacts import export as service
+    from campaigns.contacts import jobs
 
     _import(camp, _rows(0, 14))
     bound(5)

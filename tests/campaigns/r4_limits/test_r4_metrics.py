@@ -148,7 +148,7 @@ def test_import_rows_are_counted_per_chunk_as_values(camp, campaigns_app, capsys
 
 
 @pytest.mark.parametrize("module, function, event", [
-    ("campaigns.sending.worker", "SendWorkerFunction", {"Records": []}),
+    ("campaigns.campaign.worker", "SendWorkerFunction", {"Records": []}),
     ("campaigns.feedback.worker", "FeedbackWorkerFunction", {"Records": []}),
     ("campaigns.webhooks.worker", "WebhookWorkerFunction", {"Records": []}),
     ("campaigns.contacts.import_worker", "ImportWorkerFunction", {"Records": []}),

@@ -22,8 +22,8 @@ def secret(monkeypatch):
 
 
 def test_compose_injects_utm_tracking_pixel_and_unsubscribe(secret):
+    from campaigns.sending import tokens
     from campaigns.sending.compose import Tracking, compose
-    from campaigns.tracking import tokens
 
     c = compose("Hi {{first_name}}", "<html><body><a href=\"https://x.example/p?a=1&amp;utm_source=keep\">x</a>"
                 "<a href='mailto:a@b.c'>m</a><a href=\"{{unsubscribe_url}}\">u</a></body></html>",
@@ -58,7 +58,7 @@ def test_subject_variables_cannot_inject_headers(secret):
 
 
 def test_tokens_reject_tampering_and_wrong_kind(secret):
-    from campaigns.tracking import tokens
+    from campaigns.sending import tokens
 
     t = tokens.make({"k": "o", "a": "acct", "s": "c-1", "r": "r"})
     assert tokens.read(t, "o")["a"] == "acct"

@@ -9,7 +9,7 @@ from lambdakit.errors import ValidationFailed
 
 from ..campaign import repository as camp_repo
 from ..campaign import service as camp_service
-from . import repository as repo
+from ..counters import repository as repo
 
 MAX_DAYS = 366
 

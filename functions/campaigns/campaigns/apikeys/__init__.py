@@ -1,1 +1,2 @@
-"""API keys: records, hashing, authentication, management routes."""
+"""API keys: records, hashing, scopes and roles, bounds, authentication of a bearer key (the routes
+that manage keys are ``campaigns.auth.handler``)."""

@@ -22,8 +22,8 @@ import ipaddress
 
 from lambdakit import clock
 
-from ..auth.scopes import RESOURCES, allows
 from .models import PLANS, parse_rate_limit
+from .scopes import RESOURCES, allows
 
 Limit = tuple[int, int]  # (count, window seconds)
 

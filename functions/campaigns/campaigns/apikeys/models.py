@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lambdakit import clock
 
-from ..auth.scopes import ALL_SCOPES, normalise_role
+from .scopes import ALL_SCOPES, normalise_role
 
 RATE_RE = re.compile(r"^\s*(\d{1,9})\s*/\s*(minute|hour|day)s?\s*$", re.I)
 PLANS = ("standard", "pro", "enterprise")

@@ -16,12 +16,12 @@ from lambdakit.errors import ApiError, Conflict, NotFound, ValidationFailed
 from lambdakit.http import parse_model
 from lambdakit.security import random_token, sha256_hex
 
-from ..auth.principal import Principal
-from ..auth.scopes import allows, role_scopes
 from ..settings import settings
 from . import bounds
 from . import repository as repo
 from .models import CreateKey, KeyOut, parse_rate_limit
+from .principal import Principal
+from .scopes import allows, role_scopes
 
 PREFIX = "ck_"
 

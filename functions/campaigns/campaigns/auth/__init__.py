@@ -1,4 +1,6 @@
-"""API-key authentication and authorisation for every protected campaign route.
+"""API-key authentication and authorisation for every protected campaign route, and the
+``/api-keys`` management routes (``handler``); the keys themselves (records, scopes and roles,
+bounds, authentication of a bearer key) are ``campaigns.apikeys``.
 
 Usage in a handler module::
 
@@ -12,14 +14,17 @@ Usage in a handler module::
 restrictions (expiry, IP allow-list), its rate limits (per-key ``rate_limit`` and the
 plan limit, atomic DynamoDB counters) and the scope, then adds ``X-RateLimit-*``
 headers to the response (errors included). ``<resource>:delete`` may be passed for
-DELETE routes (see ``scopes``).
+DELETE routes (see ``campaigns.apikeys.scopes``).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from .principal import Principal
-from .scopes import ALL_SCOPES, RESOURCES, ROLES, SEND_SCOPE, allows, role_scopes
+from lambdakit.errors import ApiError
+from lambdakit.http import client_ip, header
+
+from ..apikeys.principal import Principal
+from ..apikeys.scopes import ALL_SCOPES, RESOURCES, ROLES, SEND_SCOPE, allows, role_scopes
 
 __all__ = ["Principal", "require", "principal", "create_key", "ALL_SCOPES", "RESOURCES", "ROLES", "SEND_SCOPE",
            "allows", "role_scopes"]
@@ -33,9 +38,8 @@ def require(scope: str) -> Callable[[Any, Any], Any]:
         raise ValueError(f"unknown scope {scope!r}")
 
     def mw(app, next_middleware):
-        from lambdakit.errors import ApiError
-        from lambdakit.http import client_ip, header
-
+        # The key store (and its models) loads on the first request, not with every handler module:
+        # cold start. auth sits above apikeys, so this import runs the allowed way (tools/importlinter).
         from ..apikeys.service import authenticate
 
         p, rate_headers = authenticate(header(app, "authorization"), client_ip(app), scope)
@@ -55,8 +59,6 @@ def principal(app) -> Principal:
     """The authenticated caller of the current request (set by ``require``)."""
     p = app.context.get("principal")
     if p is None:
-        from lambdakit.errors import ApiError
-
         raise ApiError("Authentication required", code="AUTH_REQUIRED", status=401)
     return p
 

@@ -17,13 +17,12 @@ from lambdakit import clock
 from lambdakit.observability import worker_entry
 
 from .. import events
-from ..analytics import repository as counters
+from ..counters import repository as counters
 from ..http import logger
 from ..sending import audience
 from ..sending import repository as send_repo
 from . import repository as repo
-from . import service
-from .sendctx import snapshot
+from .sendctx import ab_test_target, estimated_recipients, snapshot
 
 PAGE = 1000
 BATCH_SIZE = 100
@@ -35,11 +34,11 @@ def start(cid: str) -> bool:
     now = clock.now_iso()
     if not item or item.get("status") != "scheduled" or (item.get("scheduled_for") or "") > now:
         return False
-    total = service.estimated_recipients(item["account_id"], item)
+    total = estimated_recipients(item["account_id"], item)
     ab = item.get("ab_test") or {}
     phase, target = "main", None
     if ab and (item.get("audience") or {}).get("type") == "list":
-        phase, target = "test", service.ab_test_target(item, total)
+        phase, target = "test", ab_test_target(item, total)
     fields = {**snapshot(item), "send_started_at": now, "updated_at": now, "phase": phase, "ab_target": target,
               "fanout_seq": 0, "fanout_cursor": None, "fanout_batches": 0, "fanout_recipients": 0,
               "fanout_done": False, "batches_done": 0, "fanout_touched_at": now, "gsi3pk": "CAMPSENDING",

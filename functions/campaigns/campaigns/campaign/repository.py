@@ -16,6 +16,8 @@ from __future__ import annotations
 from lambdakit.ddb import Table, decode_cursor
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
+from ..common import keys
+from ..sending import repository as send_repo
 from ..settings import settings
 
 
@@ -31,7 +33,7 @@ def table() -> Table:
 
 
 def key(cid: str) -> tuple[str, str]:
-    return (f"CAMP#{cid}", "META")
+    return keys.campaign_key(cid)
 
 
 def count_key(account_id: str) -> tuple[str, str]:
@@ -107,10 +109,7 @@ def update_progress(cid: str, *, set: dict | None = None, add: dict | None = Non
 
 
 def add_stats(cid: str, add: dict) -> None:
-    try:
-        table().update(*key(cid), add=add, must_exist=True, return_values="NONE")
-    except ConditionFailed:
-        pass  # campaign deleted
+    send_repo.add_stats(key(cid), add)  # a deleted campaign is skipped
 
 
 def counts(account_id: str) -> dict:

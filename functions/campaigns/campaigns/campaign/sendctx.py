@@ -1,6 +1,8 @@
-"""How a campaign is sent: content snapshot, provider choice, the send context of its batches,
-and test sends (which leave the campaign's status and stats alone)."""
+"""How a campaign is sent: its audience size, the A/B test share, content snapshot, provider choice,
+the send context of its batches, and test sends (which leave the campaign's status and stats alone)."""
 from __future__ import annotations
+
+import math
 
 from lambdakit import clock, ids
 
@@ -21,6 +23,19 @@ def resolve_content(item: dict) -> tuple[str, str, str | None]:
     tpl = tpl or {}
     return (item.get("subject") or tpl.get("subject") or "", item.get("content") or tpl.get("content") or "",
             tpl.get("text") or None)
+
+
+def estimated_recipients(account_id: str, item: dict) -> int:
+    aud = item.get("audience") or {}
+    if aud.get("type") == "test":
+        return len(aud.get("test_emails") or [])
+    return audience.active_count(account_id, aud.get("list_id") or "")
+
+
+def ab_test_target(item: dict, total: int) -> int:
+    """Recipients of an A/B test's test phase: ``test_size`` percent of the audience."""
+    ab = item.get("ab_test") or {}
+    return min(total, int(math.ceil(total * int(ab.get("test_size", 100)) / 100.0)))
 
 
 def provider_of(item: dict) -> dict:

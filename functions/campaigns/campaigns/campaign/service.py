@@ -6,8 +6,6 @@ a sending campaign stops: recipients not yet sent are not sent). ``sending`` is 
 """
 from __future__ import annotations
 
-import math
-
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
@@ -17,9 +15,10 @@ from ..common.headers import MESSAGE as HEADER_MESSAGE
 from ..common.headers import unsafe_header
 from ..senders import service as senders
 from ..sending import audience
+from ..sending import repository as send_repo
 from . import repository as repo
-from .models import CampaignBody, CampaignCreate, SendRequest
-from .sendctx import provider_of
+from .models import STATUSES, CampaignBody, CampaignCreate, SendRequest
+from .sendctx import estimated_recipients, provider_of, send_test
 
 EDITABLE = ["draft", "scheduled"]
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
@@ -148,8 +147,6 @@ def update(account_id: str, cid: str, body: CampaignBody) -> dict:
 def list_campaigns(account_id: str, page: str | None, limit: str | None, status: str | None,
                    search: str | None) -> dict:
     req = page_request(page, limit, default_limit=20, max_limit=100)
-    from .models import STATUSES
-
     if status and status not in STATUSES:
         raise ValidationFailed("Invalid status", fields={"status": f"Must be one of {', '.join(STATUSES)}"})
     if search:
@@ -204,19 +201,10 @@ def _validate_sendable(account_id: str, item: dict) -> None:
         raise ValidationFailed("Campaign is not ready to send", fields=problems)
 
 
-def estimated_recipients(account_id: str, item: dict) -> int:
-    aud = item.get("audience") or {}
-    if aud.get("type") == "test":
-        return len(aud.get("test_emails") or [])
-    return audience.active_count(account_id, aud.get("list_id") or "")
-
-
 def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
     item = get_owned(account_id, cid)
     require_sender(item)
     if req.send_test:
-        from .sendctx import send_test
-
         return send_test(item, req.test_emails)
     if req.confirm is not True:
         raise ValidationFailed("Sending needs confirmation", fields={"confirm": "Must be true to send the campaign"})
@@ -230,8 +218,6 @@ def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
                     set={"scheduled_for": when, "estimated_recipients": estimate, "updated_at": now,
                          "confirmed_at": now, "gsi3pk": "CAMPDUE", "gsi3sk": f"{when}#{cid}"})
     if when <= clock.now_iso():
-        from ..sending import repository as send_repo
-
         # Immediate: start now through the send queue instead of waiting for the next tick.
         send_repo.enqueue([{"type": "start", "campaign_id": cid}])
     return {"campaign_id": cid, "status": "scheduled", "scheduled_for": when, "estimated_recipients": estimate}
@@ -245,8 +231,3 @@ def cancel(account_id: str, cid: str) -> dict:
     fresh = get_owned(account_id, cid, consistent=True)
     return {"campaign_id": cid, "status": "cancelled", "cancelled_at": now, "previous_status": item["status"],
             "stats": stats(fresh, rates=True)}
-
-
-def ab_test_target(item: dict, total: int) -> int:
-    ab = item.get("ab_test") or {}
-    return min(total, int(math.ceil(total * int(ab.get("test_size", 100)) / 100.0)))

@@ -1,4 +1,5 @@
-"""Key layout of the audience items (one place, shared by contacts, lists, imports).
+"""Key layout shared between packages (one place): the audience items (contacts, lists, imports,
+sending's audience adapter) and the campaign item, whose ``st_*`` stats sending counts into.
 
 Every key starts with ``ACCT#<account_id>``, so tenancy is structural.
 """
@@ -11,6 +12,11 @@ _CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 
 def acct(a: str) -> str:
     return f"ACCT#{a}"
+
+
+def campaign_key(cid: str) -> tuple[str, str]:
+    """The campaign item (``campaigns.campaign.repository``): definition, status, ``st_*`` stats."""
+    return f"CAMP#{cid}", "META"
 
 
 def list_key(a: str, list_id: str) -> tuple[str, str]:

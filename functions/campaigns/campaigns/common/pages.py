@@ -7,6 +7,8 @@ from lambdakit.ddb import decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import page_meta, page_request
 
+from ..settings import settings
+
 
 def parse_cursor(cursor: str | None, *, expect: dict[str, str] | None = None) -> dict | None:
     """Decode an opaque cursor. ``expect`` pins attributes (e.g. the partition key) so a
@@ -74,8 +76,6 @@ def account_page(a: str, page: str | None, limit: str | None, cursor: str | None
 
     ``fetch(limit, cursor)`` is the key query, ``total()`` reads the collection's counter.
     Returns ``(items, pagination)`` with ``next_cursor``."""
-    from ..settings import settings
-
     pr = page_request(page, limit)
     start = parse_cursor(cursor, expect={"pk": f"ACCT#{a}"})
     if start is None and pr.offset > settings().max_page_offset:

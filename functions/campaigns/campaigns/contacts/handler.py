@@ -12,7 +12,7 @@ from lambdakit.openapi import doc
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from ..settings import settings
-from . import service
+from . import erasure, export, imports, listing, service
 
 router = APIGatewayHttpRouter()
 
@@ -28,7 +28,7 @@ def _acct() -> str:
                                    paginated=True))
 def list_contacts():
     q = lambda n: query(router, n)  # noqa: E731
-    data = service.list_contacts(_acct(), page=q("page"), limit=q("limit"), cursor=q("cursor"),
+    data = listing.list_contacts(_acct(), page=q("page"), limit=q("limit"), cursor=q("cursor"),
                                  list_id=q("list_id"), tag=q("tag"), status=q("status"), search=q("search"))
     return ok(data, "Contacts retrieved")
 
@@ -52,7 +52,7 @@ def create_contact():
             openapi_extensions=doc(query="campaigns.contacts.models:ExportQuery", content_type="text/csv",
                                    errors=(404,), also={202: "campaigns.contacts.models:ExportJobStarted"}))
 def export_contacts():
-    r = service.export(_acct(), fmt=query(router, "format"), list_id=query(router, "list_id"),
+    r = export.export(_acct(), fmt=query(router, "format"), list_id=query(router, "list_id"),
                        fields=query(router, "fields"), status=query(router, "status"))
     if "inline" in r:
         body, ctype, filename = r["inline"]
@@ -69,7 +69,7 @@ def export_contacts():
                         "presigned download) once completed. Another account's job id is 404.",
             openapi_extensions=doc(response="campaigns.contacts.models:ExportJob", errors=(404,)))
 def get_export(job_id: str):
-    return ok(service.get_export_job(_acct(), job_id), "Export job retrieved")
+    return ok(export.get_export_job(_acct(), job_id), "Export job retrieved")
 
 
 @router.post("/contacts/import", middlewares=[require("contacts:write")], summary="Import contacts from CSV",
@@ -94,7 +94,7 @@ def import_contacts():
                            details={"max_bytes": max_bytes, "job_route": "POST /contacts/imports",
                                     "job_max_bytes": settings().import_job_max_bytes}) from None
         raise
-    data = service.import_file(_acct(), form)
+    data = imports.import_file(_acct(), form)
     return ok(data, f"Imported {data['imported']}, updated {data['updated']}, skipped {data['skipped']}")
 
 
@@ -104,7 +104,7 @@ def import_contacts():
                          "expires after upload.expires_in (900 s). The upload starts the job.",
              openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():
-    job = service.create_import_job(_acct(), json_object(router, required=False))
+    job = imports.create_import_job(_acct(), json_object(router, required=False))
     return ok(job, "Upload the CSV to the presigned URL to start the import", status=202)
 
 
@@ -112,7 +112,7 @@ def start_import():
             description="status, processed/total, imported, updated, skipped, errors.",
             openapi_extensions=doc(response="campaigns.contacts.models:ImportJob"))
 def get_import(job_id: str):
-    return ok(service.get_import_job(_acct(), job_id), "Import job retrieved")
+    return ok(imports.get_import_job(_acct(), job_id), "Import job retrieved")
 
 
 @router.get("/contacts/<id>", middlewares=[require("contacts:read")], summary="Get a contact",
@@ -131,7 +131,7 @@ def update_contact(id: str):
                description="Data-protection erasure of the contact and every record holding its personal data.",
                openapi_extensions=doc(response="campaigns.contacts.models:ContactDeleted"))
 def delete_contact(id: str):
-    return ok(service.delete(_acct(), id), "Contact erased")
+    return ok(erasure.delete(_acct(), id), "Contact erased")
 
 
 app = build_app(router)

@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from lambdakit.observability import worker_entry
 
 from ..http import logger
-from . import service
+from . import export, imports, membership
 
 processor = BatchProcessor(event_type=EventType.SQS)
 UPLOAD_KEY = re.compile(r"^imports/(?P<a>[^/]+)/(?P<job>[0-9a-z]+)\.csv$")
@@ -26,14 +26,14 @@ def _time_left() -> int:
 def handle(body: dict) -> None:
     kind = body.get("type")
     if kind == "import_continue":
-        service.run_import_job(body["account_id"], body["job_id"], body["bucket"], body["key"],
+        imports.run_import_job(body["account_id"], body["job_id"], body["bucket"], body["key"],
                                time_left_ms=_time_left)
         return
     if kind == "export":
-        service.run_export_job(body["account_id"], body["job_id"])
+        export.run_export_job(body["account_id"], body["job_id"])
         return
     if kind == "detach_list":
-        service.detach_list(body["account_id"], body["list_id"], budget_items=5000)
+        membership.detach_list(body["account_id"], body["list_id"], budget_items=5000)
         return
     for rec in body.get("Records") or []:  # S3 event notification
         if not str(rec.get("eventName", "")).startswith("ObjectCreated"):
@@ -44,7 +44,7 @@ def handle(body: dict) -> None:
         if not m:
             logger.warning("ignoring upload with unexpected key")
             continue
-        service.run_import_job(m["a"], m["job"], bucket, key, time_left_ms=_time_left)
+        imports.run_import_job(m["a"], m["job"], bucket, key, time_left_ms=_time_left)
 
 
 def record_handler(record) -> None:

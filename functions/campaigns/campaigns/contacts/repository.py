@@ -266,6 +266,17 @@ def contacts_by_id(a: str, cids: list[str], *, consistent: bool = False) -> dict
     return {i["id"]: i for i in got}
 
 
+def lists_by_id(a: str, list_ids: list[str]) -> dict[str, dict]:
+    """The list items (which carry the member counters ``change_ops`` keeps) of the ids that exist."""
+    if not list_ids:
+        return {}
+    return {i["id"]: i for i in table().batch_get([keys.list_key(a, i) for i in list_ids])}
+
+
+def get_list(a: str, list_id: str) -> dict | None:
+    return table().get(*keys.list_key(a, list_id))
+
+
 def counters(a: str, *, list_id: str | None = None, tag: str | None = None) -> dict[str, dict | None]:
     """The contact, list and tag counter items in one BatchGetItem."""
     want = {"contacts": keys.stats_key(a, "CONTACTS")}

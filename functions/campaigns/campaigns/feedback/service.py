@@ -1,58 +1,21 @@
-"""Feedback rules shared by SES events, the sandbox's simulated outcomes and unsubscribe links:
-contact status (hard bounce → ``bounced``, complaint/unsubscribe → ``unsubscribed``, which
-suppresses every later send), stats counters and events. Each effect happens once: recipient
-records change status conditionally and contacts report whether they changed."""
+"""SES feedback: delivery, bounce, complaint, open and click events applied to the recipient record,
+the stats counters and the events, each once (recipient records change status conditionally).
+The contact side (hard bounce → ``bounced``, complaint → ``unsubscribed``) is the suppression rule
+of ``campaigns.sending.suppression``, shared with the sandbox and unsubscribe links; opens and
+clicks are tracking's rules (``campaigns.tracking.service``)."""
 from __future__ import annotations
 
 from lambdakit import clock
 from lambdakit.observability import count as metric
 
 from .. import events
-from ..analytics import repository as counters
 from ..campaign import repository as camp_repo
-from ..sending import audience
+from ..counters import repository as counters
 from ..sending import repository as send_repo
+from ..sending.suppression import contact_bounced, contact_complained, contact_unsubscribed
+from ..tracking import service as tracking
 
-
-def _contact_id(account_id: str, contact_id: str | None, email: str | None) -> str | None:
-    if contact_id:
-        return contact_id
-    if email:
-        c = audience.find_by_email(account_id, email)
-        return c["id"] if c else None
-    return None
-
-
-def contact_bounced(account_id: str, contact_id: str | None, email: str | None, *, hard: bool) -> bool:
-    cid = _contact_id(account_id, contact_id, email)
-    if not hard or not cid:
-        return False
-    return audience.set_status(account_id, cid, "bounced", reason="hard_bounce")
-
-
-def contact_unsubscribed(account_id: str, contact_id: str | None, email: str | None, *, source: str,
-                         campaign_id: str | None = None, send_id: str | None = None) -> bool:
-    """Unsubscribe a contact; stats and ``contact.unsubscribed`` only when it really changed."""
-    cid = _contact_id(account_id, contact_id, email)
-    if not cid:
-        return False
-    if not audience.set_status(account_id, cid, "unsubscribed", reason=source):
-        return False
-    now = clock.now_iso()
-    if campaign_id and not (send_id or "").startswith("t-"):
-        camp_repo.add_stats(campaign_id, {"st_unsubscribed": 1})
-    counters.add_day(account_id, clock.today(), {"unsubscribed": 1},
-                     campaign_id=campaign_id if not (send_id or "").startswith("t-") else None)
-    contact = audience.get_contacts(account_id, [cid]).get(cid) or {}
-    events.emit(account_id, "contact.unsubscribed", {
-        "contact_id": cid, "contact_email": contact.get("email") or email, "unsubscribed_at": now, "source": source,
-        "campaign_id": campaign_id}, event_key=f"contact.unsubscribed:{cid}:{now}")
-    return True
-
-
-def contact_complained(account_id: str, contact_id: str | None, email: str | None, *,
-                       campaign_id: str | None = None) -> bool:
-    return contact_unsubscribed(account_id, contact_id, email, source="complaint", campaign_id=campaign_id)
+__all__ = ["apply_ses_event", "contact_bounced", "contact_complained", "contact_unsubscribed"]
 
 
 # ---------------------------------------------------------------- SES events
@@ -133,8 +96,6 @@ def apply_ses_event(detail: dict) -> str:
         contact_complained(account_id, contact_id, email, campaign_id=campaign_id)
         return "complained"
     if kind in ("open", "click") and rec:
-        from ..tracking import service as tracking
-
         info = detail.get(kind) or {}
         req = tracking.RequestInfo(user_agent=info.get("userAgent") or "", ip=info.get("ipAddress") or "",
                                    country=None, city=None)

@@ -30,13 +30,6 @@ def get(a: str, list_id: str, *, consistent: bool = False) -> dict | None:
     return table().get(*keys.list_key(a, list_id), consistent=consistent)
 
 
-def get_many(a: str, list_ids: list[str]) -> dict[str, dict]:
-    if not list_ids:
-        return {}
-    items = table().batch_get([keys.list_key(a, i) for i in list_ids])
-    return {i["id"]: i for i in items}
-
-
 def update(a: str, list_id: str, changes: dict) -> dict:
     try:
         return table().update(*keys.list_key(a, list_id), set=changes, must_exist=True)

@@ -3,7 +3,7 @@ removes only the association (members are detached in the background)."""
 from __future__ import annotations
 
 from lambdakit import clock, ids
-from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.errors import NotFound
 from lambdakit.http import parse_model
 
 from ..common.pages import account_page
@@ -32,15 +32,6 @@ def get(a: str, list_id: str) -> dict:
     return public(item)
 
 
-def require_lists(a: str, list_ids: list[str]) -> dict[str, dict]:
-    """The list items of ``list_ids``; 422 keyed ``lists`` when one is unknown."""
-    found = repo.get_many(a, list_ids)
-    missing = [i for i in list_ids if i not in found]
-    if missing:
-        raise ValidationFailed("Unknown list", fields={"lists": f"Unknown list id(s): {', '.join(missing)}"})
-    return found
-
-
 def update(a: str, list_id: str, body: dict) -> dict:
     req: ListPatch = parse_model(ListPatch, body)
     changes = req.model_dump(exclude_none=True)
@@ -50,9 +41,11 @@ def update(a: str, list_id: str, body: dict) -> dict:
 
 def delete(a: str, list_id: str) -> dict:
     repo.delete(a, list_id)
-    from ..contacts import service as contacts
+    # Loaded on the first delete, not with the lists function: contacts brings the contact models
+    # (cold start). lists sits above contacts: the allowed direction.
+    from ..contacts import membership
 
-    pending = contacts.detach_list(a, list_id)
+    pending = membership.detach_list(a, list_id)
     return {"id": list_id, "deleted": True, "detach_pending": pending}
 
 

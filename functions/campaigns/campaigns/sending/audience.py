@@ -9,8 +9,10 @@ Status changes go through the contacts service when it offers them (it keeps the
 from __future__ import annotations
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
+from lambdakit.errors import NotFound
 
 from ..common import keys
+from ..contacts import repository as contacts_repo
 from ..settings import settings
 
 
@@ -50,8 +52,6 @@ def get_contacts(account_id: str, contact_ids: list[str]) -> dict[str, dict]:
 def find_by_emails(account_id: str, emails: list[str]) -> dict[str, dict]:
     """Contacts of these addresses (lower-cased keys), for suppression of non-campaign sends
     (the contacts repository resolves addresses: home keys and moved-email guards)."""
-    from ..contacts import repository as contacts_repo
-
     return contacts_repo.find_by_emails(account_id, list(dict.fromkeys(e.strip().lower() for e in emails if e)))
 
 
@@ -62,8 +62,8 @@ def find_by_email(account_id: str, email: str) -> dict | None:
 def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bool:
     """Mark a contact ``unsubscribed`` or ``bounced`` through the contacts service (which keeps
     the list and status counters); True when it changed, so callers emit events once."""
-    from lambdakit.errors import NotFound
-
+    # Loaded on first use, not with every function that reads the audience: the contacts service
+    # brings the contact models (cold start). sending sits above contacts: the allowed direction.
     from ..contacts import service as contacts
 
     try:

@@ -1,5 +1,7 @@
 """Processing of one batch message (campaign or bulk): resolve recipients, pace, deliver each
-exactly once, apply the batch's counters once, emit events, finish the send when it was the last."""
+exactly once, apply the batch's counters once, emit events, finish the send when it was the last.
+A campaign's batch enters through ``campaigns.campaign.worker.run_campaign_batch`` (which checks the
+campaign is still sending and finishes it after its last batch), a bulk batch through ``run_bulk``."""
 from __future__ import annotations
 
 from typing import Callable
@@ -8,7 +10,8 @@ from lambdakit import clock
 
 from ..attachments import service as attachments
 from ..senders import service as senders
-from . import pipeline
+from ..webhooks.dispatch import emit_many
+from . import pipeline, suppression
 from . import repository as repo
 from .compose import Tracking
 from .message import Attachment
@@ -19,8 +22,6 @@ CANCEL_CHECK_EVERY = 20
 
 def apply_effects(ctx: pipeline.SendContext, results: list[pipeline.Result]) -> None:
     """Events and contact changes of the fresh outcomes of this attempt (sandbox feedback)."""
-    from ..feedback import service as feedback
-
     evs: list[tuple[str, dict, str | None]] = []
     now = clock.now_iso()
     for r in results:
@@ -31,15 +32,13 @@ def apply_effects(ctx: pipeline.SendContext, results: list[pipeline.Result]) -> 
         if r.status == "delivered":
             evs.append(("email.delivered", {**common, "delivered_at": now}, f"email.delivered:{ctx.send_id}:{r.rkey}"))
         elif r.status == "bounced":
-            feedback.contact_bounced(ctx.account_id, r.contact_id, r.email, hard=True)
+            suppression.contact_bounced(ctx.account_id, r.contact_id, r.email, hard=True)
             evs.append(("email.bounced", {**common, "bounce_type": "hard", "bounce_subtype": "General",
                                           "diagnostic": "Simulated bounce (sandbox)", "bounced_at": now},
                         f"email.bounced:{ctx.send_id}:{r.rkey}"))
         elif r.status == "complained":
             evs.append(("email.delivered", {**common, "delivered_at": now}, f"email.delivered:{ctx.send_id}:{r.rkey}"))
-            feedback.contact_complained(ctx.account_id, r.contact_id, r.email, campaign_id=ctx.campaign_id)
-    from ..webhooks.dispatch import emit_many
-
+            suppression.contact_complained(ctx.account_id, r.contact_id, r.email, campaign_id=ctx.campaign_id)
     emit_many(ctx.account_id, evs) if evs else None
 
 
@@ -100,33 +99,3 @@ def run_bulk(message: dict, remaining_ms: Callable[[], int]) -> None:
     run(ctx, message["recipients"], batch_no=int(message["batch_no"]), owner=repo.bulk_key(bulk["id"]),
         remaining_ms=remaining_ms)
     repo.finish_bulk_if_done(bulk["id"])
-
-
-# ---------------------------------------------------------------- campaign
-def run_campaign(message: dict, remaining_ms: Callable[[], int]) -> None:
-    from ..campaign import dispatcher
-    from ..campaign import repository as camp_repo
-    from ..campaign.sendctx import context
-
-    cid = message["campaign_id"]
-    item = camp_repo.get(cid, consistent=True)
-    if not item or item.get("status") != "sending":
-        return  # cancelled (or gone): nothing more is sent
-    ctx = context(item)
-
-    def stopped() -> bool:
-        fresh = camp_repo.get(cid, consistent=True)
-        return not fresh or fresh.get("status") != "sending"
-
-    ctx.is_stopped = stopped
-
-    def ab_add(results: list[pipeline.Result]) -> dict:
-        out: dict = {}
-        for r in results:
-            if r.variant is not None and r.status not in ("skipped", "failed"):
-                out[f"ab_sent_{r.variant}"] = out.get(f"ab_sent_{r.variant}", 0) + 1
-        return out
-
-    run(ctx, message["recipients"], batch_no=int(message["batch_no"]), owner=camp_repo.key(cid),
-        remaining_ms=remaining_ms, extra_add=ab_add)
-    dispatcher.maybe_finish(cid)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..common.render import html_to_text, render
-from ..tracking import tokens
+from . import tokens
 
 _HREF = re.compile(r"""(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
 _BODY_END = re.compile(r"</body\s*>", re.IGNORECASE)

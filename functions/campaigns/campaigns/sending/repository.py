@@ -16,7 +16,8 @@ from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, ValidationFailed
 
-from ..analytics import repository as counters
+from ..counters import repository as counters
+from ..privacy.repository import erasure_pk
 from ..settings import settings
 
 
@@ -38,7 +39,7 @@ def claim(send_id: str, rkey: str, record: dict) -> dict | None:
     item = {"pk": f"SEND#{send_id}", "sk": f"R#{rkey}", "send_id": send_id, "rkey": rkey, "status": "claimed",
             "claimed_at": clock.now_iso(), "ttl": _ttl(settings().send_record_ttl_days), **record}
     if record.get("account_id") and record.get("email"):
-        # gsi1 by address: data-protection erasure finds every record of a person.
+        # gsi1 by address: data-protection erasure finds every record of a person (campaigns.privacy).
         item["gsi1pk"] = erasure_pk(record["account_id"], record["email"])
         item["gsi1sk"] = f"{send_id}#{rkey}"
     try:
@@ -97,6 +98,15 @@ def complete_batch(send_id: str, batch_no: int, *, account_id: str, owner: tuple
         if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
             return False
         raise
+
+
+def add_stats(owner: tuple[str, str], add: dict) -> None:
+    """Add to the ``st_*`` counters of a send's owner item (a campaign's or a bulk's ``META``, as
+    ``complete_batch`` does); an owner deleted meanwhile is skipped."""
+    try:
+        table().update(*owner, add=add, must_exist=True, return_values="NONE")
+    except ConditionFailed:
+        pass
 
 
 # ---------------------------------------------------------------- bulk
@@ -195,22 +205,3 @@ def rate_hit(subject: str, limit: int, cost: int):
 def enqueue_delayed(message: dict, delay_seconds: int) -> None:
     aws.client("sqs").send_message(QueueUrl=settings().send_queue_url, DelaySeconds=max(0, min(900, delay_seconds)),
                                    MessageBody=json.dumps(message, separators=(",", ":"), default=str))
-
-
-def erasure_pk(account_id: str, email: str) -> str:
-    from lambdakit.security import sha256_hex
-
-    return f"ACCT#{account_id}#RE#{sha256_hex(email.strip().lower())[:32]}"
-
-
-def erase_person(account_id: str, email: str) -> int:
-    """Delete every recipient record and sandbox outbox copy of ``email`` in the account."""
-    t = table()
-    keys_: list[tuple[str, str]] = []
-    for item in t.iter_query(erasure_pk(account_id, email), index="gsi1"):
-        keys_.append((item["pk"], item["sk"]))
-    for item in t.iter_query(f"ACCT#{account_id}#OUTBOX#TO#{email.strip().lower()}", index="gsi1"):
-        keys_.append((item["pk"], item["sk"]))
-    if keys_:
-        t.batch_write(deletes=keys_)
-    return len(keys_)

@@ -7,8 +7,8 @@ import logging
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 
-from ..analytics import repository as counters
 from ..attachments import service as attachments
+from ..counters import repository as counters
 from ..senders import service as senders
 from . import audience, batches, idempotency, pipeline, providers
 from . import repository as repo

@@ -13,7 +13,8 @@ from lambdakit.http import client_ip, header
 from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry, logger
-from . import service, tokens
+from ..sending import tokens
+from . import service
 
 router = APIGatewayHttpRouter()
 PIXEL = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")

@@ -15,9 +15,11 @@ from lambdakit import clock
 from lambdakit.observability import count as metric
 
 from .. import events
-from ..analytics import repository as counters
 from ..campaign import repository as camp_repo
+from ..counters import repository as counters
 from ..sending import repository as send_repo
+from ..sending import suppression
+from ..settings import settings
 
 SCANNERS = re.compile(
     r"bot\b|crawler|spider|barracuda|mimecast|proofpoint|symantec|trendmicro|forcepoint|messagelabs|"
@@ -43,8 +45,6 @@ def machine_reason(ua: str, sent_at: str | None) -> str | None:
         return "scanner"
     if sent_at:
         try:
-            from ..settings import settings
-
             if (clock.now() - clock.parse_iso(sent_at)).total_seconds() < settings().machine_open_window_seconds:
                 return "too_fast"
         except ValueError:
@@ -157,13 +157,11 @@ def record_click(payload: dict, url: str, req: RequestInfo, *, clicked_url: str 
 
 
 def unsubscribe(payload: dict, *, source: str) -> bool:
-    from ..feedback import service as feedback
-
     rec = _recipient(payload)
     contact_id = payload.get("t") or (rec or {}).get("contact_id")
     email = (rec or {}).get("email")
     if not contact_id and not email:
         return False
-    feedback.contact_unsubscribed(payload["a"], contact_id, email, source=source,
+    suppression.contact_unsubscribed(payload["a"], contact_id, email, source=source,
                                   campaign_id=(rec or {}).get("campaign_id"), send_id=payload["s"])
     return True

@@ -1,4 +1,5 @@
-"""Event emission: one delivery record and one SQS message per (event, subscribed webhook).
+"""Event emission: one delivery record and one SQS message per (event, subscribed webhook); the
+redaction of the bodies about a person when the contact is erased (``erase_person``).
 
 ``emit(account_id, kind, data)`` is the interface the rest of the service calls (through
 ``campaigns.events``). With ``event_key`` the emission is idempotent: emitting the same key again
@@ -36,6 +37,20 @@ def person_of(data: dict) -> str | None:
         if isinstance(v, str) and "@" in v:
             return v.strip().lower()
     return None
+
+
+def erase_person(account_id: str, email: str) -> int:
+    """Redact the delivery bodies about ``email`` (contact erasure). The redacted body keeps the
+    event kind and timestamp (a pending retry still delivers a well-formed, signed event with the
+    same webhook-id) and replaces ``data`` with ``{"erased": true}``."""
+    def redacted(item: dict) -> str:
+        try:
+            ts = json.loads(item.get("body") or "{}").get("timestamp") or item.get("created_at")
+        except ValueError:
+            ts = item.get("created_at")
+        return body_of(item.get("event") or "", {"erased": True}, str(ts or ""))
+
+    return repo.erase_person(account_id, email.strip().lower(), redacted)
 
 
 def new_delivery(account_id: str, webhook: dict, kind: str, body: str, *, delivery_id: str | None = None) -> dict:

@@ -252,22 +252,3 @@ def send_test(account_id: str, webhook_id: str) -> dict:
                                                 **({"delivered_at": now} if ok else {})})
     return TestResult(delivery_id=d["id"], success=ok, status_code=res.status, latency_ms=res.latency_ms,
                       error=res.error).model_dump()
-
-
-# ---------------------------------------------------------------- erasure
-def erase_person(account_id: str, email: str) -> int:
-    """Redact the delivery bodies about ``email`` (contact erasure). The redacted body keeps the
-    event kind and timestamp (a pending retry still delivers a well-formed, signed event with the
-    same webhook-id) and replaces ``data`` with ``{"erased": true}``."""
-    import json
-
-    from .dispatch import body_of
-
-    def redacted(item: dict) -> str:
-        try:
-            ts = json.loads(item.get("body") or "{}").get("timestamp") or item.get("created_at")
-        except ValueError:
-            ts = item.get("created_at")
-        return body_of(item.get("event") or "", {"erased": True}, str(ts or ""))
-
-    return repo.erase_person(account_id, email.strip().lower(), redacted)

@@ -1,4 +1,5 @@
-"""Signed link tokens for the open pixel, click redirects and one-click unsubscribe.
+"""Signed link tokens for the open pixel, click redirects and one-click unsubscribe: composed into
+every message by ``compose``, read back by the public tracking routes (``campaigns.tracking``).
 
 A token is ``base64url(json payload).base64url(HMAC-SHA256)`` (``lambdakit.security.sign_token``)
 keyed with the service's link-signing secret. Payload keys are short to keep links small:

@@ -1,4 +1,5 @@
-"""Key management: GET/POST /api-keys, GET/DELETE /api-keys/{key_id} (all need settings:write)."""
+"""Key management routes: GET/POST /api-keys, GET/DELETE /api-keys/{key_id} (all need settings:write).
+The keys and their rules are ``campaigns.apikeys``; this is their HTTP face, next to the guard."""
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
@@ -6,9 +7,9 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.http import json_object
 from lambdakit.openapi import doc
 
-from ..auth import principal, require
+from ..apikeys import service
 from ..http import build_app, lambda_entry, ok
-from . import service
+from . import principal, require
 
 router = APIGatewayHttpRouter()
 ADMIN = [require("settings:write")]

@@ -1,0 +1,182 @@
+"""Importing contacts from CSV: the in-request upload (``import_file``, at most
+``import_max_sync_rows`` rows) and the asynchronous job (``create_import_job`` hands out a presigned
+upload; the import worker runs ``run_import_job`` from the job's last committed row, chunk by chunk,
+continuing itself on the queue). The rules of a row and of a chunk's writes are ``importer``; an
+existing contact is merged through ``records.apply_change`` when ``update_existing``."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from lambdakit import clock, ids
+from lambdakit.errors import ApiError, NotFound, ValidationFailed
+from lambdakit.http import parse_model
+
+from ..common.emails import InvalidEmail, normalise_email
+from ..settings import settings
+from . import importer, jobs
+from . import repository as repo
+from .importer import ImportOptions, merge_fields, parse_bool, parse_form_tags
+from .models import ImportJobIn
+from .records import apply_change, retrying
+
+
+def _merge_existing(a: str, cid: str, rec: dict, opts) -> bool:
+    changed = {"v": False}
+
+    def attempt():
+        old = repo.get(a, cid, consistent=True)
+        if old is None:
+            return
+        new = merge_fields(old, rec, opts)
+        if new is None:
+            return
+        new.update(updated_at=clock.now_iso(), version=int(old["version"]) + 1)
+        apply_change(a, old, new)
+        changed["v"] = True
+
+    retrying(attempt)
+    return changed["v"]
+
+
+def _import_options(a: str, list_id: str | None, tags, update_existing) -> "Any":
+    list_id = (list_id or "").strip() or None
+    if list_id and repo.get_list(a, list_id) is None:
+        raise ValidationFailed("Unknown list", fields={"list_id": "Unknown list id"})
+    tag_list = tags if isinstance(tags, list) else parse_form_tags(tags)
+    upd = update_existing if isinstance(update_existing, bool) else parse_bool(update_existing, "update_existing")
+    return ImportOptions(list_id=list_id, tags=tag_list, update_existing=upd)
+
+
+def import_file(a: str, form) -> dict:
+    """In-request import of a multipart upload (``file``, ``list_id``, ``tags``, ``update_existing``)."""
+    f = form.files.get("file")
+    if f is None:
+        raise ValidationFailed("A CSV file is required", fields={"file": "Required"})
+    opts = _import_options(a, form.fields.get("list_id"), form.fields.get("tags"), form.fields.get("update_existing"))
+    text = importer.decode(f.data)
+    limit = settings().import_max_sync_rows
+    _, it = importer.rows(text)
+    batch: list = []
+    total: dict[str, Any] = {"imported": 0, "updated": 0, "skipped": 0, "errors": []}
+    seen: set[str] = set()
+    n = 0
+    chunks = []
+    for line, row in it:
+        n += 1
+        if n > limit:
+            raise ApiError(f"More than {limit} rows: use POST /contacts/imports (asynchronous job)",
+                           code="PAYLOAD_TOO_LARGE", status=413,
+                           details={"max_rows": limit, "job_route": "POST /contacts/imports"})
+        batch.append((line, row))
+        if len(batch) == importer.CHUNK:
+            chunks.append(batch)
+            batch = []
+    if batch:
+        chunks.append(batch)
+    for ch in chunks:
+        r = importer.import_chunk(a, ch, opts, seen, _merge_existing)
+        total["imported"] += r.imported
+        total["updated"] += r.updated
+        total["skipped"] += r.skipped
+        total["errors"].extend(r.errors)
+    return total
+
+
+def create_import_job(a: str, body: dict) -> dict:
+    req = parse_model(ImportJobIn, body)
+    opts = _import_options(a, req.list_id, req.tags, req.update_existing)
+    job_id = ids.sortable_id().lower()
+    s = settings()
+    now = clock.now_iso()
+    job = {"job_id": job_id, "account_id": a, "status": "awaiting_upload", "list_id": opts.list_id,
+           "tags": opts.tags, "update_existing": opts.update_existing, "processed": 0, "imported": 0,
+           "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400}
+    jobs.put_job(a, job)
+    up = jobs.presigned_upload(jobs.upload_key(a, job_id), s.import_job_max_bytes, s.presign_ttl_seconds)
+    return {**job_public(job), "upload": {"method": "POST", "url": up["url"], "fields": up["fields"],
+                                          "max_bytes": s.import_job_max_bytes,
+                                          "expires_in": s.presign_ttl_seconds}}
+
+
+def job_public(job: dict) -> dict:
+    total = job.get("total")
+    done = int(job.get("processed", 0))
+    return {"job_id": job["job_id"], "status": job["status"], "processed": done, "total": total,
+            "progress": round(100.0 * done / total, 1) if total else (100.0 if job["status"] == "completed" else 0.0),
+            "imported": int(job.get("imported", 0)), "updated": int(job.get("updated", 0)),
+            "skipped": int(job.get("skipped", 0)), "errors": job.get("errors") or [],
+            "list_id": job.get("list_id"), "tags": job.get("tags") or [],
+            "update_existing": bool(job.get("update_existing")), "created_at": job.get("created_at"),
+            "started_at": job.get("started_at"), "finished_at": job.get("finished_at"),
+            "failure": job.get("failure")}
+
+
+def get_import_job(a: str, job_id: str) -> dict:
+    job = jobs.get_job(a, job_id, consistent=True)
+    if job is None:
+        raise NotFound("Import job not found")
+    return job_public(job)
+
+
+def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: Callable[[], int]) -> str:
+    """Process an uploaded file from the job's last committed row. Returns ``completed``,
+    ``continue`` (a continuation was queued) or ``skipped`` (nothing to do)."""
+    s = settings()
+    job = jobs.get_job(a, job_id, consistent=True)
+    if job is None or job["status"] not in ("awaiting_upload", "running"):
+        return "skipped"
+    if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
+        jobs.start_job(a, job_id, clock.now_iso(), 0)
+        jobs.finish(a, job_id, "failed", clock.now_iso(), "File too large")
+        return "completed"
+    try:
+        text = importer.decode(jobs.read_upload(bucket, key))
+        _, it = importer.rows(text)
+        total = importer.count_rows(text)
+    except ApiError as exc:
+        jobs.start_job(a, job_id, clock.now_iso(), 0)
+        jobs.finish(a, job_id, "failed", clock.now_iso(), exc.message)
+        return "completed"
+    job = jobs.start_job(a, job_id, clock.now_iso(), total)
+    if job is None:
+        return "skipped"
+    opts = ImportOptions(list_id=job.get("list_id"), tags=job.get("tags") or [],
+                         update_existing=bool(job.get("update_existing")))
+    processed = int(job.get("processed", 0))
+    errors_len = len(job.get("errors") or [])
+    seen: set[str] = set()
+    batch: list = []
+    budget = s.import_rows_per_invocation
+    done_now = 0
+    for idx, (line, row) in enumerate(it):
+        if idx < processed:
+            # rows before the checkpoint only seed in-file de-duplication
+            if "__error__" not in row:
+                try:
+                    seen.add(normalise_email(row.get("email", "")).lower())
+                except InvalidEmail:
+                    pass
+            continue
+        batch.append((line, row))
+        if len(batch) == importer.CHUNK:
+            if not _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len):
+                return "skipped"
+            processed += len(batch)
+            done_now += len(batch)
+            batch = []
+            if done_now >= budget or time_left_ms() < 60_000:
+                jobs.enqueue({"type": "import_continue", "account_id": a, "job_id": job_id, "bucket": bucket,
+                              "key": key})
+                return "continue"
+    if batch and not _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len):
+        return "skipped"
+    jobs.finish(a, job_id, "completed", clock.now_iso())
+    jobs.delete_upload(bucket, key)
+    return "completed"
+
+
+def _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len) -> bool:
+    r = importer.import_chunk(a, batch, opts, seen, _merge_existing)
+    return jobs.advance(a, job_id, processed, {"processed": len(batch), "imported": r.imported,
+                                               "updated": r.updated, "skipped": r.skipped},
+                        r.errors, errors_len)
