@@ -109,10 +109,18 @@ def test_exception_escaping_the_resolver_is_a_500_in_the_service_format(app, svc
     assert set(body) == set(expected)
 
 
-def test_exams_keeps_a_valid_incoming_request_id_else_uses_the_gateway_one(app):
+def test_exams_answers_the_gateway_request_id_and_logs_a_client_one(app):
+    """Issue 18 item 3: X-Request-Id is the API Gateway request id on all three services; exams logs
+    a valid client-sent id as ``client_request_id`` (so it finds the request's log lines) instead of
+    echoing it."""
+    http = importlib.import_module("exams.http")
     ev = load("http-exams-root.json")
     ev["headers"]["x-request-id"] = "client-chosen-1234"
-    assert _call(app, "exams", ev).headers["x-request-id"] == "client-chosen-1234"
+    with LogCapture(http.logger) as cap:
+        assert _call(app, "exams", ev).headers["x-request-id"] == ev["requestContext"]["requestId"]
+        http.logger.info("inside the request")  # state persists until the next invocation
+    assert cap.lines[-1].get("client_request_id") == "client-chosen-1234"
+    assert cap.lines[-1].get("correlation_id") == ev["requestContext"]["requestId"]
     ev["headers"]["x-request-id"] = "bad id!"
     assert _call(app, "exams", ev).headers["x-request-id"] == ev["requestContext"]["requestId"]
 

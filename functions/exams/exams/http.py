@@ -114,8 +114,11 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
 
     incoming = header(app, "x-request-id")
     ev = app.current_event
-    rid = incoming if incoming and _REQUEST_ID.match(incoming) else (ev.request_context.request_id
-                                                                     or str(uuid.uuid4()))
+    # The API Gateway request id (every log line's correlation_id) is the response's X-Request-Id
+    # (issue 18 item 3). A valid id the client sent is logged beside it, never echoed instead.
+    rid = ev.request_context.request_id or str(uuid.uuid4())
+    if incoming and _REQUEST_ID.match(incoming):
+        logger.append_keys(client_request_id=incoming)
     headers: dict[str, str] = {"X-Request-Id": rid}
     route_key = ev.request_context.route_key or f"{ev.request_context.http.method} {ev.path}"
     route_path = route_key.partition(" ")[2]
