@@ -124,12 +124,21 @@ def test_a_fresh_key_insert_confirms_its_own_ambiguous_write(table):
     assert table.get(pk, "I", consistent=True) == {"pk": pk, "sk": "I", "v": 1.5}
 
 
-def test_a_fresh_key_insert_over_a_different_item_still_fails(table):
+def test_a_fresh_key_insert_over_a_different_item_is_a_retryable_collision(table):
+    """Rule 2: under a freshly minted id, a taken key is an id collision, not a domain conflict:
+    503 ``CONTENTION`` with Retry-After (the client's retry mints a new id), never a 409 or a 500;
+    the item found is untouched. The same for a transaction's fresh put."""
     pk = _pk()
     table.put({"pk": pk, "sk": "I", "v": 1})
-    with pytest.raises(ConditionFailed):
+    with pytest.raises(Contention) as err:
         table.put_new({"pk": pk, "sk": "I", "v": 2}, fresh_key=True)
-    assert table.get(pk, "I", consistent=True)["v"] == 1
+    assert err.value.status == 503 and err.value.headers.get("Retry-After")
+    with pytest.raises(Contention):
+        table.transact([{"put": {"pk": pk, "sk": "I", "v": 3}, "condition": "attribute_not_exists(pk)"},
+                        {"update": (pk, "COUNT"), "add": {"n": 1}}], fresh=(0,))
+    assert table.get(pk, "I", consistent=True)["v"] == 1 and table.get(pk, "COUNT") is None
+    with pytest.raises(ConditionFailed):  # without ``fresh`` a taken key stays a condition failure
+        table.put_new({"pk": pk, "sk": "I", "v": 2})
 
 
 def test_a_transaction_over_dynamodbs_100_items_is_refused_before_the_call(table):
