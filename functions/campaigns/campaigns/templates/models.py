@@ -35,13 +35,13 @@ class _Base(BaseModel):
 class TemplateIn(_Base):
     name: str = Field(min_length=1, max_length=200)
     subject: HeaderText = Field(min_length=1, max_length=998)
-    content: str = Field(min_length=1, max_length=400_000)
+    content: str = Field(min_length=1, max_length=400_000, description="At most 400,000 characters, and the stored template at most 400 KB in UTF-8 (DynamoDB's item limit): larger is 413 PAYLOAD_TOO_LARGE naming content.")
 
 
 class TemplatePatch(_Base):
     name: str | None = Field(default=None, min_length=1, max_length=200)
     subject: HeaderText | None = Field(default=None, min_length=1, max_length=998)
-    content: str | None = Field(default=None, min_length=1, max_length=400_000)
+    content: str | None = Field(default=None, min_length=1, max_length=400_000, description="At most 400,000 characters, and the stored template at most 400 KB in UTF-8 (DynamoDB's item limit): larger is 413 PAYLOAD_TOO_LARGE naming content.")
 
 
 class PreviewIn(BaseModel):
