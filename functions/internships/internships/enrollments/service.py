@@ -206,10 +206,14 @@ def _confirmation(e: dict, user: dict) -> tuple[str | None, list[dict]]:
     to = e.get("student_email") or user.get("email")
     if not to:
         return None, []
-    return outbox.pending("enrollment", to, {
-        "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
-        "amount": f"{e['amount']:.2f}", "dashboardUrl": notify.dashboard_url(),
-    }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
+    try:
+        return outbox.pending("enrollment", to, {
+            "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
+            "amount": f"{e['amount']:.2f}", "dashboardUrl": notify.dashboard_url(),
+        }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
+    except BadRequest:  # an address the outbox refuses never blocks a paid activation
+        logger.error("no enrollment email: invalid recipient address", extra={"enrollment_id": e["id"]})
+        return None, []
 
 
 def verify_payment(p, data) -> dict:

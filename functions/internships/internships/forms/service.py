@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from lambdakit import clock, ids
-from lambdakit.errors import Contention, RateLimited
+from lambdakit.errors import BadRequest, Contention, RateLimited
 from lambdakit.ratelimit import parse_rate
 from lambdakit.security import sha256_hex
 
@@ -36,7 +36,11 @@ def _mail(template: str, to: str | None, data: dict, dedupe_key: str) -> tuple[s
     the email exists exactly when the record does; issue 23 rule 4). No address: no email."""
     if not to:
         return None, []
-    return outbox.pending(template, to, data, dedupe_key=dedupe_key)
+    try:
+        return outbox.pending(template, to, data, dedupe_key=dedupe_key)
+    except BadRequest:  # a misconfigured counselor address must not refuse the visitor's form
+        logger.error("no %s email: invalid recipient address", template)
+        return None, []
 
 
 def _announce(email_id: str | None) -> None:
