@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tests.internships.journey.helpers import PLAN
 
-from .driver import Ctx, RouteCase, fresh_insert, tag
+from .driver import Ctx, RouteCase, tag
 from .workers import drain, empty, later
 
 
@@ -440,48 +440,8 @@ CASES = [
 ]
 
 
-EMAIL_FAULTS = ("cancel:ConditionalCheckFailed", "cancel:ValidationError", "cancel:TransactionConflict",
-                "cancel:ThrottlingError", "ProvisionedThroughputExceededException", "InternalServerError")
-
-
 # ---------------------------------------------------------------- known product violations
 # Found by the long profile; each entry is a strict xfail (a listed fault case that passes fails
-# the test, so a fix must remove its entry). The text names the product code at fault and the fix.
-LOGOUT = ("accounts/repository.py:214-219 bump_token_version swallows ConditionFailed without confirming the user is "
-          "gone: logout answers 200 and the access tokens stay valid; read the user back and retry when it exists")
-REGISTER = ("accounts/service.py:154-160 register: the session write (accounts/repository.py:95-101 create_family) "
-            "after the user write fails with an unmapped ConditionFailed: 500, and the client's retry answers 409 "
-            "'already registered' for the account it created; retry create_family with new keys")
-EMAIL_LOST = ("the email of a committed change is queued best-effort and its failure swallowed (notify.py:10-20, "
-              "forms/service.py:31-39 _queue), and mail/repository.py:62-65 insert_email reads any "
-              "ConditionalCheckFailed as a duplicate even when the dedupe item does not exist: the route answers "
-              "200 and the email (enrollment confirmation, welcome, counselor notification) is never queued, no "
-              "sweep can find it; write the email item in the business transaction (transactional outbox), or "
-              "fail the request so the client's retry queues it (dedupe key), and confirm the dedupe item")
-EMAIL_TWICE = ("mail/service.py:108-131 process_email: after deliver(), a failure of the sending -> sent transition "
-               "(mail/repository.py:73-97 transition: ConditionFailed returns False silently, other errors raise) "
-               "leaves the email 'sending'; the redelivery skips it (lease) and the process-emails sweep reclaims it "
-               "after the lease and delivers it again: sent twice; retry the sent transition (confirm by reading), "
-               "and record the provider message id before the transition so a reclaim never re-sends")
-NEWSLETTER = ("forms/repository.py:51-53 subscribe reads a ConditionalCheckFailed of the subscriber put as 'already "
-              "subscribed' without reading it: the subscription and its lead are lost (200); read the subscriber")
-
-KNOWN = {
-    "internships POST /api/auth/logout": {"ConditionalCheckFailedException@first": LOGOUT},
-    "internships POST /api/auth/register": {"cancel:ConditionalCheckFailed@last": REGISTER},
-    "internships POST /api/auth/login": {"cancel:ConditionalCheckFailed@first": fresh_insert(
-        "accounts/repository.py:95-101 create_family")},
-    "internships POST /api/admin/announcements": {"cancel:ConditionalCheckFailed@first": fresh_insert(
-        "announcements/repository.py:40-43 create")},
-    "internships POST /api/contact": {"cancel:ConditionalCheckFailed@first": fresh_insert(
-        "forms/repository.py:58-64 save_contact"), **{f"{f}@last": EMAIL_LOST for f in EMAIL_FAULTS}},
-    "internships POST /api/leads": {"cancel:ConditionalCheckFailed@first": fresh_insert(
-        "forms/repository.py:40-41 save_lead"), **{f"{f}@last": EMAIL_LOST for f in EMAIL_FAULTS}},
-    "internships POST /api/newsletter/subscribe": {"cancel:ConditionalCheckFailed@first": NEWSLETTER,
-                                                   **{f"{f}@last": EMAIL_LOST for f in EMAIL_FAULTS}},
-    "internships POST /api/enrollments/verify-payment": {f"{f}@last": EMAIL_LOST for f in EMAIL_FAULTS},
-    "internships POST /api/payments/webhook (payment.captured)": {f"{f}@last": EMAIL_LOST for f in EMAIL_FAULTS[:4]},
-    "internships worker EmailWorker (+ process-emails sweep)": {
-        f"{f}@{w}": EMAIL_TWICE for f in EMAIL_FAULTS[:4] for w in ("middle", "last")},
-    "internships schedule deadline-reminders + process-emails": {f"{f}@last": EMAIL_TWICE for f in EMAIL_FAULTS[:4]},
-}
+# the test, so a fix must remove its entry). None left: the session family, the fresh-id inserts,
+# logout, the newsletter, the outbox emails and the sent transition were fixed (issue 23).
+KNOWN: dict[str, dict[str, str]] = {}

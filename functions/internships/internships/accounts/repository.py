@@ -14,7 +14,7 @@ Keys (see docs/internships-data-model.md):
 from __future__ import annotations
 
 from lambdakit import ratelimit
-from lambdakit.errors import ConditionFailed, Conflict, NotFound
+from lambdakit.errors import ConditionFailed, Conflict, Contention, NotFound
 
 from ..store import clean as _clean
 from ..store import table
@@ -114,7 +114,7 @@ def create_family(family: dict, session: dict) -> None:
     table().transact([
         {"put": {"pk": fpk, "sk": fsk, **family}, "condition": "attribute_not_exists(pk)"},
         {"put": {"pk": spk, "sk": ssk, **session}, "condition": "attribute_not_exists(pk)"},
-    ])
+    ], fresh=(0, 1))  # both keys minted for this write: a condition failure is a collision (503)
 
 
 def session_and_family(token_hash: str) -> tuple[dict | None, dict | None]:
@@ -227,9 +227,17 @@ def set_password_hash_if_unchanged(user_id: str, old_hash: str, new_hash: str) -
     return True
 
 
-def bump_token_version(user_id: str) -> None:
-    """Invalidate every access token issued to the user so far (logout)."""
-    try:
-        table().update(*user_key(user_id), add={"token_version": 1}, must_exist=True)
-    except ConditionFailed:
-        pass
+def bump_token_version(user_id: str, attempts: int = 3) -> None:
+    """Invalidate every access token issued to the user so far (logout).
+
+    A condition failure is confirmed before it is believed (issue 23, rule 2): only a user read
+    back as gone ends it quietly; a user that exists is bumped again, and a failure that persists
+    is an error (503), never a logout that leaves the access tokens valid."""
+    for _ in range(attempts):
+        try:
+            table().update(*user_key(user_id), add={"token_version": 1}, must_exist=True)
+            return
+        except ConditionFailed:
+            if table().get(*user_key(user_id), consistent=True) is None:
+                return  # the account is gone: no token of it is valid any more
+    raise Contention("Could not sign out, please retry")

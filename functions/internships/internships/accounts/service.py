@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lambdakit import clock, ids
-from lambdakit.errors import BadRequest, ConditionFailed, RateLimited, Unauthorized, ValidationFailed
+from lambdakit.errors import BadRequest, ConditionFailed, Contention, RateLimited, Unauthorized, ValidationFailed
 from lambdakit.observability import count
 from lambdakit.security import hash_password, random_token, sha256_hex, verify_password
 
@@ -23,6 +23,8 @@ PROFILE_FIELDS = ("phone", "college", "degree", "branch", "year_of_study", "grad
                   "city", "state", "country", "linkedin_url", "github_url", "avatar_url")
 PRIVATE_FIELDS = ("password_hash", "google_sub", "open_enrollments", "invoice_count", "disabled_reason",
                   "token_version", "password_changed_at", "sessions_revoked_at")
+#: attempts at storing a new session family (fresh keys each time; see ``_issue``)
+FAMILY_ATTEMPTS = 3
 
 
 # ---------------------------------------------------------------- validation rules
@@ -126,12 +128,23 @@ def _issue(user: dict, *, family_id: str | None = None, family_expires_at: float
     session = {"token_hash": sha256_hex(refresh), "user_id": user["id"], "status": "active",
                "created_at": clock.now_iso()}
     if family_id is None:
-        family_id = ids.sortable_id()
         expires = now + settings().refresh_token_days * 86400
-        session.update(family_id=family_id, expires_at=int(expires), ttl=int(expires) + 86400)
-        repo.create_family({"family_id": family_id, "user_id": user["id"], "revoked": False,
-                            "expires_at": int(expires), "created_at": clock.now_iso(), "ttl": int(expires) + 86400},
-                           session)
+        for attempt in range(FAMILY_ATTEMPTS):
+            # new keys on each attempt: the family id and the refresh token are minted here, so a
+            # condition failure is a collision (Table.transact fresh=, 503): minted again, retried,
+            # never a half-done sign-in (a registered account without its session; issue 23)
+            family_id = ids.sortable_id()
+            session.update(family_id=family_id, expires_at=int(expires), ttl=int(expires) + 86400)
+            try:
+                repo.create_family({"family_id": family_id, "user_id": user["id"], "revoked": False,
+                                    "expires_at": int(expires), "created_at": clock.now_iso(),
+                                    "ttl": int(expires) + 86400}, session)
+                break
+            except Contention as exc:
+                if "FreshKeyTaken" not in (exc.reasons or []) or attempt == FAMILY_ATTEMPTS - 1:
+                    raise
+                refresh = random_token(32)
+                session["token_hash"] = sha256_hex(refresh)
     else:
         expires = family_expires_at or now
         session.update(family_id=family_id, expires_at=int(expires), ttl=int(expires) + 86400)

@@ -45,7 +45,7 @@ def _index(item: dict) -> dict:
 def create(item: dict) -> None:
     table().transact([{"put": {"pk": key(item["id"])[0], "sk": "ANN", "type": "announcement", **_index(item)},
                        "condition": "attribute_not_exists(pk)"},
-                      {"update": COUNTER, "add": {"all": 1}}])
+                      {"update": COUNTER, "add": {"all": 1}}], fresh=(0,))  # a fresh id: a collision is 503
 
 
 def get(ann_id: str) -> dict | None:

@@ -80,8 +80,9 @@ def create(e: dict, *, coupon_op: dict | None, max_open: int | None) -> None:
         raise
 
 
-def activate(e: dict, fields: dict, milestones: list[dict], invoice: dict | None) -> None:
-    """pending → active with milestones, invoice (number by compare-and-set), counters.
+def activate(e: dict, fields: dict, milestones: list[dict], invoice: dict | None, mail_ops: list[dict]) -> None:
+    """pending → active with milestones, invoice (number by compare-and-set), counters and the
+    confirmation email (``mail_ops``, last: the transactional outbox).
     ``ConditionFailed`` with reasons: index 0 = the enrollment was not pending; the sequence op
     failing means another invoice took the number (retry)."""
     pk, sk = key(e["id"])
@@ -117,7 +118,7 @@ def activate(e: dict, fields: dict, milestones: list[dict], invoice: dict | None
             counters.op("invoices"),
             {"update": (f"USER#{e['user_id']}", "PROFILE"), "add": {"invoice_count": 1}},
         ]
-    table().transact(ops)
+    table().transact(ops + mail_ops)
 
 
 def invoice_sequence(fy: str) -> int:

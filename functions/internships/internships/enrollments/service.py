@@ -12,7 +12,7 @@ import datetime as _dt
 import logging
 
 from lambdakit import clock, ids
-from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound, ValidationFailed
+from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Contention, Forbidden, NotFound, ValidationFailed
 from lambdakit.http import safe_json_loads
 from lambdakit.observability import count
 
@@ -22,6 +22,7 @@ from ..catalog import repository as domains
 from ..coupons import repository as coupon_repo
 from ..coupons import service as coupons
 from ..learning import plan as milestone_plan
+from ..mail import outbox
 from ..settings import settings
 from . import gateway, invoices
 from . import repository as repo
@@ -171,8 +172,12 @@ def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
             invoice = invoices.build(inv_id, invoices.invoice_number(fy, n), fy, n, {**e, **fields}, user,
                                      seller_state=s.seller_state, rate_percent=s.gst_rate_percent, issued_at=now)
             fields.update(invoice_id=inv_id, invoice_number=invoice["number"])
+        # the confirmation email is written with the activation (transactional outbox; issue 23
+        # rule 4): it exists exactly when the enrollment is active, and its dedupe key is the
+        # activation's, so it is queued once
+        email_id, mail_ops = _confirmation(e, user)
         try:
-            repo.activate(e, fields, milestones, invoice)
+            repo.activate(e, fields, milestones, invoice, mail_ops)
             break
         except ConditionFailed as exc:
             if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
@@ -181,20 +186,34 @@ def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
                     if source != "free":
                         count("PaymentsDuplicated")
                     return cur  # someone else (browser or webhook) activated it first
+                if cur and cur["status"] == "pending":
+                    continue  # the condition failed but it is still pending: unconfirmed, retried (issue 23 rule 2)
                 raise Conflict(f"Enrollment is {cur['status'] if cur else 'gone'}") from None
             if attempt == 7:
                 raise
     else:  # pragma: no cover
-        raise Conflict("Could not activate the enrollment, please retry")
+        raise Contention("Could not activate the enrollment, please retry")
     count("EnrollmentsActivated")
     if source != "free":
         count("PaymentsVerified")
-    e = {**e, **fields}
-    notify.send("enrollment", e.get("student_email") or user.get("email"), {
-        "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
-        "amount": f"{e['amount']:.2f}", "dashboardUrl": notify.dashboard_url(),
-    }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
-    return e
+    if email_id:
+        outbox.announce(email_id)
+    return {**e, **fields}
+
+
+def _confirmation(e: dict, user: dict) -> tuple[str | None, list[dict]]:
+    """The enrollment confirmation email as writes of the activation transaction (none without an address)."""
+    to = e.get("student_email") or user.get("email")
+    if not to:
+        return None, []
+    try:
+        return outbox.pending("enrollment", to, {
+            "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
+            "amount": f"{e['amount']:.2f}", "dashboardUrl": notify.dashboard_url(),
+        }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
+    except BadRequest:  # an address the outbox refuses never blocks a paid activation
+        logger.error("no enrollment email: invalid recipient address", extra={"enrollment_id": e["id"]})
+        return None, []
 
 
 def verify_payment(p, data) -> dict:

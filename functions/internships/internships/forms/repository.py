@@ -37,31 +37,45 @@ def lead_ops(lead: dict) -> list[dict]:
              "add": {"all": 1, f"status:{lead['status']}": 1, f"source:{lead['source']}": 1}}]
 
 
-def save_lead(lead: dict) -> None:
-    table().transact(lead_ops(lead))
+def _fresh_puts(ops: list[dict]) -> tuple[int, ...]:
+    return tuple(i for i, op in enumerate(ops) if "put" in op)
 
 
-def subscribe(email: str, subscriber: dict, lead: dict) -> bool:
-    """Store a subscriber and its newsletter lead atomically; False if already subscribed."""
+def save_lead(lead: dict, mail_ops: list[dict]) -> None:
+    """The lead, its counters and its email (``mail_ops``, the transactional outbox) in one
+    transaction. Every put holds an id minted for it: a condition failure is a collision (503)."""
+    ops = lead_ops(lead) + mail_ops
+    table().transact(ops, fresh=_fresh_puts(ops))
+
+
+def subscribe(email: str, subscriber: dict, lead: dict, mail_ops: list[dict]) -> bool | None:
+    """Store a subscriber, its newsletter lead and its welcome email (``mail_ops``) atomically.
+
+    False only when the subscriber read back exists (already subscribed; issue 23 rule 2: a
+    condition failure is confirmed before it is believed); None when the condition failed but the
+    subscriber is not there (the caller retries)."""
+    pk = f"NEWSLETTER#{email}"
     try:
-        table().transact([{"put": {"pk": f"NEWSLETTER#{email}", "sk": "SUBSCRIBER", "type": "subscriber", **subscriber},
+        table().transact([{"put": {"pk": pk, "sk": "SUBSCRIBER", "type": "subscriber", **subscriber},
                            "condition": "attribute_not_exists(pk)"},
                           {"update": ("COUNTER#NEWSLETTER", "TOTAL"), "add": {"all": 1}},
-                          *lead_ops(lead)])
-    except ConditionFailed as exc:
-        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-            return False
-        raise
+                          *lead_ops(lead), *mail_ops])
+    except ConditionFailed:
+        return False if table().get(pk, "SUBSCRIBER", consistent=True) else None
     return True
 
 
-def save_contact(msg: dict) -> None:
+def save_contact(msg: dict, mail_ops: list[dict]) -> None:
+    """The message, its counter and its email (``mail_ops``) in one transaction (fresh ids: 503
+    on a collision)."""
     key = f"{msg['created_at']}#{msg['id']}"
-    table().transact([
+    ops = [
         {"put": {"pk": f"CONTACT#{msg['id']}", "sk": "CONTACT", "type": "contact", **msg,
                  "gsi1pk": "CONTACTS", "gsi1sk": key}, "condition": "attribute_not_exists(pk)"},
         {"update": ("COUNTER#CONTACTS", "TOTAL"), "add": {"all": 1}},
-    ])
+        *mail_ops,
+    ]
+    table().transact(ops, fresh=_fresh_puts(ops))
 
 
 def count_visit(day: str, visitor_hash: str, ttl: int) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from lambdakit import clock, ids
-from lambdakit.errors import RateLimited
+from lambdakit.errors import BadRequest, Contention, RateLimited
 from lambdakit.ratelimit import parse_rate
 from lambdakit.security import sha256_hex
 
@@ -14,6 +14,8 @@ from . import repository as repo
 from .models import ContactIn, LeadIn
 
 logger = logging.getLogger("internships.forms")
+#: attempts at storing a subscription whose condition failed with no subscriber there
+SUBSCRIBE_ATTEMPTS = 3
 
 
 def check_rate(kind: str, ip: str, spec: str) -> dict[str, str]:
@@ -29,14 +31,21 @@ def counselor_address() -> str | None:
     return site.get("siteEmail") or settings().counselor_email or settings().sender_email or None
 
 
-def _queue(template: str, to: str | None, data: dict, dedupe_key: str | None = None) -> None:
-    """Queue without ever failing the form: the record is already saved."""
+def _mail(template: str, to: str | None, data: dict, dedupe_key: str) -> tuple[str | None, list[dict]]:
+    """The email of a form as writes of the form's own transaction (the transactional outbox:
+    the email exists exactly when the record does; issue 23 rule 4). No address: no email."""
     if not to:
-        return
+        return None, []
     try:
-        outbox.enqueue(template, to, data, dedupe_key=dedupe_key)
-    except Exception:  # noqa: BLE001
-        logger.exception("could not queue %s email", template)
+        return outbox.pending(template, to, data, dedupe_key=dedupe_key)
+    except BadRequest:  # a misconfigured counselor address must not refuse the visitor's form
+        logger.error("no %s email: invalid recipient address", template)
+        return None, []
+
+
+def _announce(email_id: str | None) -> None:
+    if email_id:
+        outbox.announce(email_id)
 
 
 def new_lead(body: LeadIn, *, source: str = "website") -> dict:
@@ -45,32 +54,44 @@ def new_lead(body: LeadIn, *, source: str = "website") -> dict:
             "phone": body.phone, "email": body.email, "source": source, "status": "new", "created_at": now,
             "updated_at": now}
     lead = {k: v for k, v in lead.items() if v is not None}
-    repo.save_lead(lead)
-    _queue("lead_notification", counselor_address(),
-           {"leadName": body.name, "phone": body.phone, "domain": body.domain, "duration": body.duration,
-            "email": body.email, "leadId": lead["id"]}, dedupe_key=f"lead:{lead['id']}")
+    email_id, mail_ops = _mail("lead_notification", counselor_address(),
+                               {"leadName": body.name, "phone": body.phone, "domain": body.domain,
+                                "duration": body.duration, "email": body.email, "leadId": lead["id"]},
+                               f"lead:{lead['id']}")
+    repo.save_lead(lead, mail_ops)
+    _announce(email_id)
     return lead
 
 
 def subscribe(email: str) -> bool:
-    """True when newly subscribed; the welcome email is queued once per address."""
-    now = clock.now_iso()
-    lead = {"id": ids.sortable_id(), "name": email.split("@")[0], "email": email, "source": "newsletter",
-            "status": "new", "created_at": now, "updated_at": now}
-    created = repo.subscribe(email, {"email": email, "subscribed_at": now, "lead_id": lead["id"]}, lead)
-    # Idempotent on the address: a retry heals a welcome email that could not be queued the first time.
-    _queue("welcome", email, {"email": email}, dedupe_key=f"welcome:{email}")
-    return created
+    """True when newly subscribed; the welcome email is written with the subscriber, once per address."""
+    welcome = True
+    for _ in range(SUBSCRIBE_ATTEMPTS):
+        now = clock.now_iso()
+        lead = {"id": ids.sortable_id(), "name": email.split("@")[0], "email": email, "source": "newsletter",
+                "status": "new", "created_at": now, "updated_at": now}
+        email_id, mail_ops = _mail("welcome", email, {"email": email}, f"welcome:{email}") if welcome else (None, [])
+        created = repo.subscribe(email, {"email": email, "subscribed_at": now, "lead_id": lead["id"]}, lead,
+                                 mail_ops)
+        if created is not None:
+            if created:
+                _announce(email_id)
+            return created
+        # the condition failed but no subscriber is there: a fault or a collision, retried (an address
+        # whose welcome was sent before keeps it: once per address)
+        welcome = welcome and not outbox.queued(f"welcome:{email}")
+    raise Contention("Could not subscribe, please retry")
 
 
 def contact(body: ContactIn) -> dict:
     now = clock.now_iso()
     msg = {"id": ids.sortable_id(), "name": body.name, "email": body.email, "subject": body.subject,
            "message": body.message, "status": "new", "created_at": now}
-    repo.save_contact(msg)
-    _queue("contact_message", counselor_address(),
-           {"senderName": body.name, "senderEmail": body.email, "subject": body.subject, "message": body.message},
-           dedupe_key=f"contact:{msg['id']}")
+    email_id, mail_ops = _mail("contact_message", counselor_address(),
+                               {"senderName": body.name, "senderEmail": body.email, "subject": body.subject,
+                                "message": body.message}, f"contact:{msg['id']}")
+    repo.save_contact(msg, mail_ops)
+    _announce(email_id)
     return msg
 
 

@@ -38,9 +38,8 @@ def _clean_attachments(attachments: list[dict] | None) -> list[dict]:
     return out
 
 
-def enqueue_ex(template: str, to: str, data: dict, *, dedupe_key: str | None = None,
-               attachments: list[dict] | None = None, user_id: str | None = None) -> tuple[str, bool]:
-    """Like ``enqueue`` but also says whether a new email was created (False: dedupe hit)."""
+def _new_item(template: str, to: str, data: dict, *, dedupe_key: str | None,
+              attachments: list[dict] | None, user_id: str | None) -> dict:
     if template not in ALL_KINDS:
         raise BadRequest(f"Unknown email template: {template}")
     to = (to or "").strip()
@@ -62,13 +61,42 @@ def enqueue_ex(template: str, to: str, data: dict, *, dedupe_key: str | None = N
         item["dedupe_key"] = dedupe_key
     if user_id:
         item["user_id"] = user_id
+    return item
+
+
+def enqueue_ex(template: str, to: str, data: dict, *, dedupe_key: str | None = None,
+               attachments: list[dict] | None = None, user_id: str | None = None) -> tuple[str, bool]:
+    """Like ``enqueue`` but also says whether a new email was created (False: dedupe hit)."""
+    item = _new_item(template, to, data, dedupe_key=dedupe_key, attachments=attachments, user_id=user_id)
     try:
         repo.insert_email(item, dedupe_key)
     except repo.DuplicateEmail as dup:
         return dup.email_id or "", False
+    announce(item["id"])
+    return item["id"], True
+
+
+def pending(template: str, to: str, data: dict, *, dedupe_key: str | None = None,
+            attachments: list[dict] | None = None, user_id: str | None = None) -> tuple[str, list[dict]]:
+    """The transactional outbox (issue 23, rule 4): the id and the writes of a new pending email,
+    for the caller to commit in the same transaction as the business change it reports (so the
+    email exists exactly when the change does, and the queue or the sweep delivers it). After the
+    commit the caller calls ``announce(id)``. The writes hold a fresh email id; the dedupe guard
+    (first op, when keyed) fails the whole transaction when the key was used before."""
+    item = _new_item(template, to, data, dedupe_key=dedupe_key, attachments=attachments, user_id=user_id)
+    return item["id"], repo.email_ops(item, dedupe_key)
+
+
+def queued(dedupe_key: str) -> bool:
+    """True when an email holds ``dedupe_key`` (read consistently)."""
+    return repo.dedupe_owner(dedupe_key) is not None
+
+
+def announce(email_id: str) -> None:
+    """Count a committed email and drop its message on the queue; never raises because of the queue
+    (the email stays pending and the ``process-emails`` sweep sends it)."""
     count("EmailsQueued")
     try:
         repo.send_work(email_id)
     except Exception:  # noqa: BLE001 - never block the caller; the sweep picks it up
         logger.warning("email queue unavailable; email left pending for the sweep", extra={"email_id": email_id})
-    return email_id, True

@@ -18,7 +18,7 @@ from typing import Any
 
 from lambdakit import aws, clock
 from lambdakit.ddb import Table
-from lambdakit.errors import ConditionFailed
+from lambdakit.errors import ConditionFailed, Contention
 
 from ..settings import settings
 
@@ -44,8 +44,9 @@ class DuplicateEmail(Exception):
 
 
 # ---------------------------------------------------------------- email items
-def insert_email(item: dict, dedupe_key: str | None) -> None:
-    """Write a new pending email with its counters (and dedupe guard) atomically."""
+def email_ops(item: dict, dedupe_key: str | None) -> list[dict]:
+    """The writes of a new pending email: its dedupe guard (first, when keyed), the item, counters.
+    Also the caller's share of a business transaction (the transactional outbox, ``outbox.pending``)."""
     day = item["created_at"][:10]
     c = {counter(item["status"], item["template"]): 1}
     ops: list[dict] = [
@@ -57,13 +58,29 @@ def insert_email(item: dict, dedupe_key: str | None) -> None:
         ops.insert(0, {"put": {"pk": f"EMAILDEDUPE#{dedupe_key}", "sk": "DEDUPE", "email_id": item["id"],
                                "created_at": item["created_at"]},
                        "condition": "attribute_not_exists(pk)"})
-    try:
-        table().transact(ops)
-    except ConditionFailed as exc:
-        if dedupe_key and exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-            existing = table().get(f"EMAILDEDUPE#{dedupe_key}", "DEDUPE", consistent=True)
-            raise DuplicateEmail(existing.get("email_id") if existing else None) from None
-        raise
+    return ops
+
+
+def dedupe_owner(dedupe_key: str) -> str | None:
+    """The email id holding ``dedupe_key`` (read consistently), or None when nothing holds it."""
+    existing = table().get(f"EMAILDEDUPE#{dedupe_key}", "DEDUPE", consistent=True)
+    return str(existing.get("email_id") or "") if existing else None
+
+
+def insert_email(item: dict, dedupe_key: str | None, attempts: int = 3) -> None:
+    """Write a new pending email with its counters (and dedupe guard) atomically.
+
+    ``DuplicateEmail`` only when the dedupe item read back exists (issue 23, rule 2: a condition
+    failure is confirmed before it is believed); an unconfirmed failure is retried, then 503."""
+    for _ in range(attempts):
+        try:
+            table().transact(email_ops(item, dedupe_key))
+            return
+        except ConditionFailed:
+            owner = dedupe_owner(dedupe_key) if dedupe_key else None
+            if owner is not None:
+                raise DuplicateEmail(owner or None) from None
+    raise Contention("The email could not be queued, please retry")
 
 
 def get_email(email_id: str, *, consistent: bool = True) -> dict | None:
@@ -92,6 +109,19 @@ def transition(email: dict, to_status: str, *, expect: str | None = None, set: d
         ops.append({"update": (STATS_PK, f"DAY#{day}"), "add": delta})
     try:
         table().transact(ops)
+    except ConditionFailed:
+        return False
+    return True
+
+
+def record_delivery(email_id: str, message_id: str, subject: str) -> bool:
+    """Record the provider's message id on a claimed (``sending``) email, before its sent transition.
+    False when the email is no longer ``sending`` (the sent transition then reads it back)."""
+    try:
+        table().update(*email_key(email_id), set={"message_id": message_id, "subject": subject,
+                                                  "delivered_at": clock.now_iso()},
+                       condition="#st = :sending", names={"#st": "status"}, values={":sending": "sending"},
+                       must_exist=True)
     except ConditionFailed:
         return False
     return True

@@ -26,6 +26,8 @@ logger = logging.getLogger("internships.mail")
 
 STATUSES = ("pending", "sending", "sent", "failed", "cancelled")
 LEASE_SECONDS = 120
+#: attempts at the sent transition after a delivery (``_mark_sent``)
+SENT_ATTEMPTS = 3
 
 
 class PermanentFailure(Exception):
@@ -116,6 +118,10 @@ def process_email(email_id: str) -> str:
     if not _claim(email):
         return "skipped"
     email = repo.get_email(email_id) or email
+    if email.get("message_id"):
+        # delivered by an earlier claim whose sent transition did not land: never delivered again
+        _mark_sent(email, email["message_id"], email.get("subject") or "")
+        return "sent"
     try:
         subject, html = render_email(email)
         message_id = deliver(email, subject, html)
@@ -124,12 +130,43 @@ def process_email(email_id: str) -> str:
         return "failed"
     except Exception as exc:  # noqa: BLE001 - provider errors are retried
         return _retry_later(email, exc)
-    repo.transition(email, "sent", expect="sending",
-                    set={"sent_at": clock.now_iso(), "message_id": message_id, "subject": subject,
-                         "attempts": int(email.get("attempts", 0)) + 1},
-                    remove=["lease_until", "last_error"])
+    # issue 23 rule 4: the provider accepted it; record that first (a plain conditional update, no
+    # transaction), so a reclaim after a lost sent transition finds the message id and does not send again
+    _record_delivery(email, message_id, subject)
+    _mark_sent(email, message_id, subject)
     count("EmailsSent")
     return "sent"
+
+
+def _record_delivery(email: dict, message_id: str, subject: str) -> None:
+    """Record the message id (retried); a failure that persists goes on to the sent transition,
+    which records it too: the delivery is never lost to an error of this write."""
+    for attempt in range(SENT_ATTEMPTS):
+        try:
+            repo.record_delivery(email["id"], message_id, subject)
+            return
+        except Exception:  # noqa: BLE001 - retried; the sent transition records the id as well
+            logger.warning("could not record the delivery", extra={"email_id": email["id"], "attempt": attempt + 1})
+
+
+def _mark_sent(email: dict, message_id: str, subject: str) -> None:
+    """sending → sent, confirmed: a failed condition is read back (sent already: done; still
+    sending: retried); an error after the retries is raised (the queue redelivers, the sweep
+    reclaims, and the recorded message id keeps it from being delivered twice)."""
+    upd = {"sent_at": clock.now_iso(), "message_id": message_id, "subject": subject,
+           "attempts": int(email.get("attempts", 0)) + 1}
+    for attempt in range(SENT_ATTEMPTS):
+        try:
+            if repo.transition(email, "sent", expect="sending", set=upd, remove=["lease_until", "last_error"]):
+                return
+        except Exception:  # noqa: BLE001 - retried; the last failure is raised
+            if attempt == SENT_ATTEMPTS - 1:
+                raise
+            continue
+        cur = repo.get_email(email["id"])
+        if not cur or cur.get("status") != "sending":
+            return  # sent (or changed by an admin) meanwhile: nothing left to record
+    raise RuntimeError(f"email {email['id']} delivered but not marked sent; the sweep finishes it")
 
 
 def _error_text(exc: Exception) -> str:
