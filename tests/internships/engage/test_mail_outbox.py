@@ -105,3 +105,54 @@ def test_cancel_and_retry_state_rules(eng):
         service.cancel("01UNKNOWN")
     st = service.stats()
     assert st["cancelled"] == 1 and st["pending"] == 0 and st["total"] == 1
+
+
+def test_ses_throttling_is_retried_without_failing_or_sending_twice(eng, monkeypatch):
+    """Issue 23 rule 4: SES throttling (and its 5xx) is retried with backoff and never uses the
+    email's attempt budget: more throttles than ``email_max_attempts`` leave it pending, and once
+    SES accepts it, it is sent exactly once."""
+    from botocore.awsrequest import AWSResponse
+
+    from internships.mail import outbox, repository, service
+    from lambdakit import aws, clock
+    from lambdakit import settings as ks
+
+    monkeypatch.setenv("INTERNSHIPS_EMAIL_PROVIDER", "ses")
+    monkeypatch.setenv("INTERNSHIPS_EMAIL_MAX_ATTEMPTS", "2")
+    ks.reset_settings()
+    sent: list[str] = []
+    answers = iter([("TooManyRequestsException", 429), ("InternalFailure", 500), ("TooManyRequestsException", 429),
+                    ("ServiceUnavailable", 503)])
+
+    def ses_hook(model, params, **kw):
+        if model.name != "SendEmail":
+            return None
+        nxt = next(answers, None)
+        if nxt is None:
+            sent.append(params.get("FromEmailAddress") or "")
+            return None  # the real call (moto)
+        code, status = nxt
+        parsed = {"Error": {"Code": code, "Message": "slow down"},
+                  "ResponseMetadata": {"HTTPStatusCode": status, "HTTPHeaders": {}, "RetryAttempts": 0}}
+        return AWSResponse("https://email", status, {}, None), parsed
+
+    ses = aws.client("sesv2")
+    ses.meta.events.register("before-call.sesv2.SendEmail", ses_hook, unique_id="throttle-test")
+    try:
+        eid = outbox.enqueue("welcome", "tom@example.com", {})
+        drain_queue(eng.internships)
+        offset = 0
+        for _ in range(6):
+            e = repository.get_email(eid)
+            if e["status"] == "sent":
+                break
+            assert e["status"] == "pending" and int(e["attempts"]) == 0, e  # throttles use no attempt
+            offset += 3700
+            clock.set_offset(offset)
+            service.sweep()
+        e = repository.get_email(eid)
+        assert e["status"] == "sent" and int(e.get("throttles", 0)) >= 4 and int(e["attempts"]) <= 1
+        assert len(sent) == 1
+    finally:
+        ses.meta.events.unregister("before-call.sesv2.SendEmail", unique_id="throttle-test")
+        clock.set_offset(0)

@@ -183,20 +183,39 @@ def _fail(email: dict, reason: str) -> None:
         count("EmailsFailed")
 
 
+#: Provider answers that say "busy, try later" (SES throttling, sending-rate limits, its 5xx): retried
+#: with backoff without using the email's attempt budget, so a throttle never fails an email
+#: (issue 23 rule 4). Anything else counts as an attempt.
+TRANSIENT_CODES = frozenset({"Throttling", "ThrottlingException", "TooManyRequestsException", "LimitExceededException",
+                             "ServiceUnavailable", "ServiceUnavailableException", "InternalFailure",
+                             "InternalServerError", "RequestTimeout"})
+
+
+def transient(exc: Exception) -> bool:
+    response = getattr(exc, "response", None)
+    if not isinstance(response, dict):
+        return False
+    code = (response.get("Error") or {}).get("Code", "")
+    status = int((response.get("ResponseMetadata") or {}).get("HTTPStatusCode") or 0)
+    return code in TRANSIENT_CODES or status >= 500
+
+
 def _retry_later(email: dict, exc: Exception) -> str:
-    attempts = int(email.get("attempts", 0)) + 1
+    busy = transient(exc)
+    attempts = int(email.get("attempts", 0)) + (0 if busy else 1)
+    throttles = int(email.get("throttles", 0)) + (1 if busy else 0)
     reason = _error_text(exc)
-    logger.warning("email send failed", extra={"email_id": email["id"], "attempt": attempts})
-    if attempts >= settings().email_max_attempts:
+    logger.warning("email send failed", extra={"email_id": email["id"], "attempt": attempts, "transient": busy})
+    if not busy and attempts >= settings().email_max_attempts:
         if repo.transition(email, "failed", expect="sending",
                            set={"last_error": reason, "failed_at": clock.now_iso(), "attempts": attempts},
                            remove=["lease_until"]):
             count("EmailsFailed")
         return "failed"
-    delay = backoff_seconds(attempts)
+    delay = backoff_seconds(throttles if busy else attempts)
     nxt = clock.iso(clock.now() + dt.timedelta(seconds=delay))
     if repo.transition(email, "pending", expect="sending",
-                       set={"last_error": reason, "attempts": attempts, "next_attempt_at": nxt},
+                       set={"last_error": reason, "attempts": attempts, "throttles": throttles, "next_attempt_at": nxt},
                        remove=["lease_until"]):
         count("EmailsRetried")
     try:
