@@ -1,7 +1,7 @@
 """Campaign routes of the fault suite, as data (see driver.RouteCase)."""
 from __future__ import annotations
 
-from .driver import Ctx, RouteCase, fresh_insert, tag
+from .driver import Ctx, RouteCase, tag
 from .workers import deliver, drain, later
 
 SANDBOX = {"from_email": "news@example.com", "from_name": "News", "provider": {"provider": "sandbox"}}
@@ -416,27 +416,6 @@ IMPORT_JOB = ("contacts/jobs.py: start_job (37-45: a ConditionFailed whose item 
               "and rows are not imported; confirm from the job item and retry")
 
 KNOWN = {
-    "campaigns POST /lists": {"cancel:ConditionalCheckFailed@first": fresh_insert("lists/repository.py:20-26 create")},
-    "campaigns POST /templates": {"cancel:ConditionalCheckFailed@first": fresh_insert("templates/repository.py:15-19 create")},
-    "campaigns POST /webhooks": {"ConditionalCheckFailedException@first": fresh_insert(
-        "webhooks/repository.py:44 put_webhook (put_new fresh_key=True finds no item, re-raises)")},
-    "campaigns POST /campaigns": {"cancel:ConditionalCheckFailed@first": fresh_insert("campaign/repository.py:41-45 create")},
-    "campaigns POST /api-keys": {"cancel:ConditionalCheckFailed@first": fresh_insert("apikeys/repository.py:28-34 put_key")},
-    "campaigns POST /email/bulk": {"ConditionalCheckFailedException@first": fresh_insert(
-        "sending/repository.py:103-105 put_bulk (put_new fresh_key=True finds no item, re-raises)")},
-    "campaigns POST /email/send": {"ConditionalCheckFailedException@first": SEND_CLAIM},
-    "campaigns worker Dispatcher+SendWorker (campaign)": {
-        "ConditionalCheckFailedException@middle": SEND_CLAIM, "ConditionalCheckFailedException@last": SEND_CLAIM,
-        "cancel:ConditionalCheckFailed@middle": COMPLETE_BATCH},
-    "campaigns worker SendWorker (bulk)": {
-        "ConditionalCheckFailedException@first": SEND_CLAIM, "ConditionalCheckFailedException@last": FINISH_BULK,
-        "cancel:ConditionalCheckFailed@first": COMPLETE_BATCH, "cancel:ConditionalCheckFailed@last": COMPLETE_BATCH},
-    "campaigns worker FeedbackWorker (SES delivery, bounce, complaint)": {
-        "ConditionalCheckFailedException@middle": FEEDBACK_STATS, "ConditionalCheckFailedException@last": FEEDBACK_STATS,
-        **{f"{f}@{w}": FEEDBACK_SUPPRESSION for f in ("cancel:ValidationError", "cancel:TransactionConflict",
-                                                      "cancel:ThrottlingError") for w in ("first", "last")},
-        "ProvisionedThroughputExceededException@middle": FEEDBACK_SUPPRESSION,
-        "InternalServerError@middle": FEEDBACK_SUPPRESSION, "ambiguous@first": FEEDBACK_AMBIGUOUS},
     "campaigns POST /contacts/import (multipart, in request)": {
         f"{f}@last": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
                                                "ambiguous")},
