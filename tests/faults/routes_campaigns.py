@@ -410,17 +410,13 @@ IMPORT_COUNTERS = ("contacts/repository.py:186-210 write_batch: contacts are bat
                    "are added by separate, non-idempotent UpdateItems: a failure after the items leaves the counters "
                    "short by the whole chunk (the retry skips the rows that exist, the job reports them skipped), "
                    "and a resent counter ADD doubles them; count per chunk with a chunk marker in one transaction")
-IMPORT_JOB = ("contacts/jobs.py: start_job (37-45: a ConditionFailed whose item is still awaiting_upload returns "
-              "None, the job never starts), advance (48-59: False without reading 'processed') and finish (62-70: "
-              "swallowed) read a ConditionFailed as another worker's progress: the job stays running or unstarted "
-              "and rows are not imported; confirm from the job item and retry")
+
 
 KNOWN = {
     "campaigns POST /contacts/import (multipart, in request)": {
         f"{f}@last": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
                                                "ambiguous")},
     "campaigns worker ImportWorker (uploaded import job)": {
-        **{f"ConditionalCheckFailedException@{w}": IMPORT_JOB for w in ("first", "middle", "last")},
         **{f"{f}@middle": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
                                                     "ambiguous")}},
 }
