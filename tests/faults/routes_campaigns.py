@@ -387,25 +387,10 @@ CASES = [
 # ---------------------------------------------------------------- known product violations
 # Found by the long profile; each entry is a strict xfail (a listed fault case that passes fails
 # the test, so a fix must remove its entry). The text names the product code at fault and the fix.
-SEND_CLAIM = ("sending/repository.py:47-48 claim: a ConditionFailed of the recipient claim whose record does not "
-              "exist returns a made-up {'status': 'claimed'}: the recipient is skipped and never sent (/email/send "
-              "answers 200 without sending); read back, retry the claim when the record is absent")
-COMPLETE_BATCH = ("sending/repository.py:96-98 complete_batch: a ConditionalCheckFailed of the batch marker is read as "
-                  "'already applied' without reading SEND#/B#n: the batch's counters are lost and the campaign or "
-                  "bulk stays 'sending'; confirm the marker exists, else retry")
-FINISH_BULK = ("sending/repository.py:123-124 finish_bulk_if_done: a ConditionFailed is read as 'not done yet' "
-               "without reading the bulk, and nothing finishes it later: the bulk stays 'sending'; read back and retry")
-FEEDBACK_STATS = ("campaign/repository.py:109-113 add_stats swallows ConditionFailed as 'campaign deleted' without "
-                  "reading it: a bounce/unsubscribe is not counted; confirm the campaign is gone, else retry")
-FEEDBACK_SUPPRESSION = ("feedback/service.py:113-133 apply_ses_event moves the recipient record first; when the contact "
-                        "update (contacts/repository.py write via audience.set_status) then fails, the redelivered "
-                        "event finds the recipient moved and returns 'duplicate': the hard-bounced/complaining "
-                        "contact is never suppressed (stays active, will be mailed again); apply the contact "
-                        "status even on a duplicate (it is idempotent), or in the recipient's transaction")
-FEEDBACK_AMBIGUOUS = ("sending/repository.py:71-79 set_recipient_status: a move applied whose answer is lost is resent "
-                      "and fails its own condition: read as False, the event counts as a duplicate and the delivery "
-                      "is never counted; confirm by reading the record (already in the target status with our "
-                      "fields = our write)")
+# Fixed (issue 23 rule 2): SEND_CLAIM, COMPLETE_BATCH, FINISH_BULK, FEEDBACK_STATS, FEEDBACK_SUPPRESSION,
+# FEEDBACK_AMBIGUOUS, IMPORT_JOB and the fresh-id inserts. Left: IMPORT_COUNTERS, whose fix (a chunk marker and
+# one counter transaction per chunk, branch camp-faults-import-counters) changes the plain-import cost model that
+# tests/campaigns/r3_contacts/test_r3_contact_keys.py pins (no TransactWriteItems, no PutItem).
 IMPORT_COUNTERS = ("contacts/repository.py:186-210 write_batch: contacts are batch-written, then list/tag counters "
                    "are added by separate, non-idempotent UpdateItems: a failure after the items leaves the counters "
                    "short by the whole chunk (the retry skips the rows that exist, the job reports them skipped), "
