@@ -1,7 +1,7 @@
 """Campaign routes of the fault suite, as data (see driver.RouteCase)."""
 from __future__ import annotations
 
-from .driver import Ctx, RouteCase, fresh_insert, tag
+from .driver import Ctx, RouteCase, tag
 from .workers import deliver, drain, later
 
 SANDBOX = {"from_email": "news@example.com", "from_name": "News", "provider": {"provider": "sandbox"}}
@@ -387,61 +387,21 @@ CASES = [
 # ---------------------------------------------------------------- known product violations
 # Found by the long profile; each entry is a strict xfail (a listed fault case that passes fails
 # the test, so a fix must remove its entry). The text names the product code at fault and the fix.
-SEND_CLAIM = ("sending/repository.py:47-48 claim: a ConditionFailed of the recipient claim whose record does not "
-              "exist returns a made-up {'status': 'claimed'}: the recipient is skipped and never sent (/email/send "
-              "answers 200 without sending); read back, retry the claim when the record is absent")
-COMPLETE_BATCH = ("sending/repository.py:96-98 complete_batch: a ConditionalCheckFailed of the batch marker is read as "
-                  "'already applied' without reading SEND#/B#n: the batch's counters are lost and the campaign or "
-                  "bulk stays 'sending'; confirm the marker exists, else retry")
-FINISH_BULK = ("sending/repository.py:123-124 finish_bulk_if_done: a ConditionFailed is read as 'not done yet' "
-               "without reading the bulk, and nothing finishes it later: the bulk stays 'sending'; read back and retry")
-FEEDBACK_STATS = ("campaign/repository.py:109-113 add_stats swallows ConditionFailed as 'campaign deleted' without "
-                  "reading it: a bounce/unsubscribe is not counted; confirm the campaign is gone, else retry")
-FEEDBACK_SUPPRESSION = ("feedback/service.py:113-133 apply_ses_event moves the recipient record first; when the contact "
-                        "update (contacts/repository.py write via audience.set_status) then fails, the redelivered "
-                        "event finds the recipient moved and returns 'duplicate': the hard-bounced/complaining "
-                        "contact is never suppressed (stays active, will be mailed again); apply the contact "
-                        "status even on a duplicate (it is idempotent), or in the recipient's transaction")
-FEEDBACK_AMBIGUOUS = ("sending/repository.py:71-79 set_recipient_status: a move applied whose answer is lost is resent "
-                      "and fails its own condition: read as False, the event counts as a duplicate and the delivery "
-                      "is never counted; confirm by reading the record (already in the target status with our "
-                      "fields = our write)")
+# Fixed (issue 23 rule 2): SEND_CLAIM, COMPLETE_BATCH, FINISH_BULK, FEEDBACK_STATS, FEEDBACK_SUPPRESSION,
+# FEEDBACK_AMBIGUOUS, IMPORT_JOB and the fresh-id inserts. Left: IMPORT_COUNTERS, whose fix (a chunk marker and
+# one counter transaction per chunk, branch camp-faults-import-counters) changes the plain-import cost model that
+# tests/campaigns/r3_contacts/test_r3_contact_keys.py pins (no TransactWriteItems, no PutItem).
 IMPORT_COUNTERS = ("contacts/repository.py:186-210 write_batch: contacts are batch-written, then list/tag counters "
                    "are added by separate, non-idempotent UpdateItems: a failure after the items leaves the counters "
                    "short by the whole chunk (the retry skips the rows that exist, the job reports them skipped), "
                    "and a resent counter ADD doubles them; count per chunk with a chunk marker in one transaction")
-IMPORT_JOB = ("contacts/jobs.py: start_job (37-45: a ConditionFailed whose item is still awaiting_upload returns "
-              "None, the job never starts), advance (48-59: False without reading 'processed') and finish (62-70: "
-              "swallowed) read a ConditionFailed as another worker's progress: the job stays running or unstarted "
-              "and rows are not imported; confirm from the job item and retry")
+
 
 KNOWN = {
-    "campaigns POST /lists": {"cancel:ConditionalCheckFailed@first": fresh_insert("lists/repository.py:20-26 create")},
-    "campaigns POST /templates": {"cancel:ConditionalCheckFailed@first": fresh_insert("templates/repository.py:15-19 create")},
-    "campaigns POST /webhooks": {"ConditionalCheckFailedException@first": fresh_insert(
-        "webhooks/repository.py:44 put_webhook (put_new fresh_key=True finds no item, re-raises)")},
-    "campaigns POST /campaigns": {"cancel:ConditionalCheckFailed@first": fresh_insert("campaign/repository.py:41-45 create")},
-    "campaigns POST /api-keys": {"cancel:ConditionalCheckFailed@first": fresh_insert("apikeys/repository.py:28-34 put_key")},
-    "campaigns POST /email/bulk": {"ConditionalCheckFailedException@first": fresh_insert(
-        "sending/repository.py:103-105 put_bulk (put_new fresh_key=True finds no item, re-raises)")},
-    "campaigns POST /email/send": {"ConditionalCheckFailedException@first": SEND_CLAIM},
-    "campaigns worker Dispatcher+SendWorker (campaign)": {
-        "ConditionalCheckFailedException@middle": SEND_CLAIM, "ConditionalCheckFailedException@last": SEND_CLAIM,
-        "cancel:ConditionalCheckFailed@middle": COMPLETE_BATCH},
-    "campaigns worker SendWorker (bulk)": {
-        "ConditionalCheckFailedException@first": SEND_CLAIM, "ConditionalCheckFailedException@last": FINISH_BULK,
-        "cancel:ConditionalCheckFailed@first": COMPLETE_BATCH, "cancel:ConditionalCheckFailed@last": COMPLETE_BATCH},
-    "campaigns worker FeedbackWorker (SES delivery, bounce, complaint)": {
-        "ConditionalCheckFailedException@middle": FEEDBACK_STATS, "ConditionalCheckFailedException@last": FEEDBACK_STATS,
-        **{f"{f}@{w}": FEEDBACK_SUPPRESSION for f in ("cancel:ValidationError", "cancel:TransactionConflict",
-                                                      "cancel:ThrottlingError") for w in ("first", "last")},
-        "ProvisionedThroughputExceededException@middle": FEEDBACK_SUPPRESSION,
-        "InternalServerError@middle": FEEDBACK_SUPPRESSION, "ambiguous@first": FEEDBACK_AMBIGUOUS},
     "campaigns POST /contacts/import (multipart, in request)": {
         f"{f}@last": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
                                                "ambiguous")},
     "campaigns worker ImportWorker (uploaded import job)": {
-        **{f"ConditionalCheckFailedException@{w}": IMPORT_JOB for w in ("first", "middle", "last")},
         **{f"{f}@middle": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
                                                     "ambiguous")}},
 }

@@ -33,7 +33,7 @@ def put_key(record: dict, secret_hash: str) -> None:
         {"put": {"pk": _pk(record["account_id"]), "sk": f"APIKEY#{record['key_id']}", "secret_hash": secret_hash,
                  **record}, "condition": "attribute_not_exists(pk)"},
         {"put": {"pk": pk, "sk": sk, **auth}, "condition": "attribute_not_exists(pk)"},
-    ])
+    ], fresh=(0, 1))  # a fresh key id and a random secret's hash: a collision is 503, never a 500
 
 
 def get_by_hash(secret_hash: str) -> dict | None:

@@ -14,7 +14,7 @@ import json
 
 from lambdakit import aws
 from lambdakit.ddb import Table
-from lambdakit.errors import ConditionFailed
+from lambdakit.errors import ConditionFailed, Contention
 
 from ..common import keys
 from ..settings import settings
@@ -34,40 +34,66 @@ def get_job(a: str, job_id: str, *, consistent: bool = False) -> dict | None:
     return _t().get(keys.acct(a), f"IMPORT#{job_id}", consistent=consistent)
 
 
+def _unconfirmed() -> Contention:
+    """A condition failure the job read back does not explain, twice: 503, the worker retries."""
+    return Contention("The import job could not be updated, please retry", reasons=["ConditionUnconfirmed"])
+
+
 def start_job(a: str, job_id: str, now: str, total: int) -> dict | None:
-    """awaiting_upload → running (once); a running job is returned as is (resumption)."""
-    try:
-        return _t().update(keys.acct(a), f"IMPORT#{job_id}", set={"status": "running", "started_at": now},
-                           set_if_absent={"total": total},
-                           condition="#s = :waiting", names={"#s": "status"}, values={":waiting": "awaiting_upload"})
-    except ConditionFailed as exc:
-        job = exc.item or get_job(a, job_id, consistent=True)
-        return job if job and job.get("status") == "running" else None
+    """awaiting_upload → running (once); a running job is returned as is (resumption), a missing
+    or finished one is ``None``. A condition failure is confirmed from the job item (issue 23
+    rule 2): a job read back still awaiting its upload is started again."""
+    for _try in range(2):
+        try:
+            return _t().update(keys.acct(a), f"IMPORT#{job_id}", set={"status": "running", "started_at": now},
+                               set_if_absent={"total": total}, condition="#s = :waiting", names={"#s": "status"},
+                               values={":waiting": "awaiting_upload"})
+        except ConditionFailed:
+            job = get_job(a, job_id, consistent=True)
+            if not job or job.get("status") != "awaiting_upload":
+                return job if job and job.get("status") == "running" else None
+    raise _unconfirmed()
 
 
 def advance(a: str, job_id: str, expected_processed: int, delta: dict[str, int | float], errors: list[dict],
             job_errors_len: int) -> bool:
-    """Commit one chunk's progress; False when another worker already advanced the job."""
+    """Commit one chunk's progress; False when another worker already advanced the job (read
+    back: no longer running, or ``processed`` moved by other than this chunk). A job read back
+    at ``expected_processed + this chunk`` is this commit, applied with its answer lost."""
     keep = errors[: max(0, MAX_ERRORS_KEPT - job_errors_len)]
-    try:
-        _t().update(keys.acct(a), f"IMPORT#{job_id}", add=delta, append={"errors": keep} if keep else None,
-                    condition="#s = :running AND #p = :p",
-                    names={"#s": "status", "#p": "processed"}, values={":running": "running", ":p": expected_processed},
-                    return_values="NONE")
-        return True
-    except ConditionFailed:
-        return False
+    for _try in range(2):
+        try:
+            _t().update(keys.acct(a), f"IMPORT#{job_id}", add=delta, append={"errors": keep} if keep else None,
+                        condition="#s = :running AND #p = :p", names={"#s": "status", "#p": "processed"},
+                        values={":running": "running", ":p": expected_processed}, return_values="NONE")
+            return True
+        except ConditionFailed:
+            job = get_job(a, job_id, consistent=True) or {}
+            done = int(job.get("processed") or 0)
+            if job.get("status") != "running":
+                return False
+            if done == expected_processed + int(delta.get("processed") or 0):
+                return True
+            if done != expected_processed:
+                return False
+    raise _unconfirmed()
 
 
 def finish(a: str, job_id: str, status: str, now: str, error: str | None = None) -> None:
+    """running → ``status``; a job read back as no longer running was finished already."""
     s = {"status": status, "finished_at": now}
     if error:
         s["failure"] = error
-    try:
-        _t().update(keys.acct(a), f"IMPORT#{job_id}", set=s, condition="#s = :running",
-                    names={"#s": "status"}, values={":running": "running"}, return_values="NONE")
-    except ConditionFailed:
-        pass
+    for _try in range(2):
+        try:
+            _t().update(keys.acct(a), f"IMPORT#{job_id}", set=s, condition="#s = :running",
+                        names={"#s": "status"}, values={":running": "running"}, return_values="NONE")
+            return
+        except ConditionFailed:
+            job = get_job(a, job_id, consistent=True)
+            if not job or job.get("status") != "running":
+                return
+    raise _unconfirmed()
 
 
 # ---------------------------------------------------------------- S3

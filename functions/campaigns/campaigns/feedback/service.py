@@ -75,6 +75,11 @@ def apply_ses_event(detail: dict) -> str:
         hard = b.get("bounceType") == "Permanent"
         changed = rec is None or move("bounced", ["sent", "claimed", "delivered"], bounced_at=clock.now_iso())
         if not changed:
+            # A redelivery after a failure past the move: the suppression is idempotent, apply it
+            # again so a hard-bounced address ends suppressed (stats/events stay counted once).
+            for br in b.get("bouncedRecipients") or [{"emailAddress": email}]:
+                addr = br.get("emailAddress") or email
+                contact_bounced(account_id, contact_id if addr == email else None, addr, hard=hard)
             return "duplicate"
         if rec:
             count("bounced", "st_bounced")
@@ -89,6 +94,7 @@ def apply_ses_event(detail: dict) -> str:
         return "bounced"
     if kind == "complaint":
         if rec and not move("complained", ["sent", "claimed", "delivered"], complained_at=clock.now_iso()):
+            contact_complained(account_id, contact_id, email, campaign_id=campaign_id)  # idempotent, see bounce
             return "duplicate"
         if rec:
             count("complained", "st_complained")

@@ -14,7 +14,7 @@ import json
 
 from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
-from lambdakit.errors import ConditionFailed, ValidationFailed
+from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 
 from ..counters import repository as counters
 from ..privacy.repository import erasure_pk
@@ -42,11 +42,22 @@ def claim(send_id: str, rkey: str, record: dict) -> dict | None:
         # gsi1 by address: data-protection erasure finds every record of a person (campaigns.privacy).
         item["gsi1pk"] = erasure_pk(record["account_id"], record["email"])
         item["gsi1sk"] = f"{send_id}#{rkey}"
-    try:
-        table().put_new(item)
-        return None
-    except ConditionFailed:
-        return get_recipient(send_id, rkey) or {"status": "claimed"}
+    for _try in range(2):
+        try:
+            table().put_new(item)
+            return None
+        except ConditionFailed:
+            # Confirm the cause (issue 23 rule 2): only a record read back is someone's claim;
+            # an absent one means the condition failure was not a claim, so claim again.
+            existing = get_recipient(send_id, rkey)
+            if existing:
+                return existing
+    raise _unconfirmed("The recipient could not be claimed, please retry")
+
+
+def _unconfirmed(message: str) -> Contention:
+    """A condition failure whose cause the read-back does not show, twice: 503, retry later."""
+    return Contention(message, reasons=["ConditionUnconfirmed"])
 
 
 def finish(send_id: str, rkey: str, status: str, **fields) -> None:
@@ -70,14 +81,26 @@ def mark_first(send_id: str, rkey: str, attr: str, value: str) -> bool:
 
 
 def set_recipient_status(send_id: str, rkey: str, status: str, allowed_from: list[str], **fields) -> bool:
+    """Move the recipient record from one of ``allowed_from`` to ``status``; True when this call
+    moved it. A condition failure is confirmed by reading the record: already in ``status`` with
+    our ``fields`` is our own write whose answer was lost (True); still in an allowed status means
+    the failure was not the status, so the move is tried once more; else another event moved it."""
     cond = "attribute_exists(pk) AND #st IN (" + ", ".join(f":f{i}" for i in range(len(allowed_from))) + ")"
-    try:
-        table().update(f"SEND#{send_id}", f"R#{rkey}", set={"status": status, **fields}, condition=cond,
-                       names={"#st": "status"}, values={f":f{i}": s for i, s in enumerate(allowed_from)},
-                       return_values="NONE")
-        return True
-    except ConditionFailed:
-        return False
+    for _try in range(2):
+        try:
+            table().update(f"SEND#{send_id}", f"R#{rkey}", set={"status": status, **fields}, condition=cond,
+                           names={"#st": "status"}, values={f":f{i}": s for i, s in enumerate(allowed_from)},
+                           return_values="NONE")
+            return True
+        except ConditionFailed:
+            cur = get_recipient(send_id, rkey)
+            if not cur:
+                return False
+            if cur.get("status") == status and all(cur.get(k) == v for k, v in fields.items()):
+                return True
+            if cur.get("status") not in allowed_from:
+                return False
+    raise _unconfirmed("The recipient could not be updated, please retry")
 
 
 # ---------------------------------------------------------------- batch completion
@@ -91,22 +114,30 @@ def complete_batch(send_id: str, batch_no: int, *, account_id: str, owner: tuple
         {"update": owner, "add": {k: v for k, v in owner_add.items() if v} or {"batches_done": 0}},
     ]
     ops += counters.day_ops(account_id, clock.today(), counts, campaign_id=campaign_id, provider=provider)
-    try:
-        table().transact(ops)
-        return True
-    except ConditionFailed as exc:
-        if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-            return False
-        raise
+    for _try in range(2):
+        try:
+            table().transact(ops)
+            return True
+        except ConditionFailed as exc:
+            if not (exc.reasons and exc.reasons[0] == "ConditionalCheckFailed"):
+                raise
+            # Confirm the cause: only a batch marker read back means the batch was applied.
+            if table().get(f"SEND#{send_id}", f"B#{batch_no}", consistent=True):
+                return False
+    raise _unconfirmed("The batch could not be completed, please retry")
 
 
 def add_stats(owner: tuple[str, str], add: dict) -> None:
     """Add to the ``st_*`` counters of a send's owner item (a campaign's or a bulk's ``META``, as
-    ``complete_batch`` does); an owner deleted meanwhile is skipped."""
-    try:
-        table().update(*owner, add=add, must_exist=True, return_values="NONE")
-    except ConditionFailed:
-        pass
+    ``complete_batch`` does); an owner read back as deleted is skipped, else the add is retried."""
+    for _try in range(2):
+        try:
+            table().update(*owner, add=add, must_exist=True, return_values="NONE")
+            return
+        except ConditionFailed:
+            if not table().get(*owner, consistent=True):
+                return
+    raise _unconfirmed("The stats could not be updated, please retry")
 
 
 # ---------------------------------------------------------------- bulk
@@ -125,13 +156,20 @@ def bulk_key(bulk_id: str) -> tuple[str, str]:
 
 
 def finish_bulk_if_done(bulk_id: str) -> bool:
-    try:
-        table().update(f"BULK#{bulk_id}", "META", set={"status": "completed", "completed_at": clock.now_iso()},
-                       condition="#st <> :done AND batches_done >= batches_total", names={"#st": "status"},
-                       values={":done": "completed"}, return_values="NONE")
-        return True
-    except ConditionFailed:
-        return False
+    """Complete the bulk once all its batches are done; False when the bulk read back is already
+    completed or not done yet (a condition failure is confirmed before it is believed)."""
+    for _try in range(2):
+        try:
+            table().update(f"BULK#{bulk_id}", "META", set={"status": "completed", "completed_at": clock.now_iso()},
+                           condition="#st <> :done AND batches_done >= batches_total", names={"#st": "status"},
+                           values={":done": "completed"}, return_values="NONE")
+            return True
+        except ConditionFailed:
+            cur = table().get(f"BULK#{bulk_id}", "META", consistent=True)
+            if (not cur or cur.get("status") == "completed"
+                    or int(cur.get("batches_done") or 0) < int(cur.get("batches_total") or 0)):
+                return False
+    raise _unconfirmed("The bulk could not be completed, please retry")
 
 
 # ---------------------------------------------------------------- outbox (sandbox)
