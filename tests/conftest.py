@@ -9,6 +9,7 @@ account and re-creates the templates' resources (see ``local_runtime.testing.Har
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -101,7 +102,7 @@ class MissingGlyphs(AssertionError):
     """fpdf2 drew text with a font that lacks some of its glyphs (issue 19 item 4)."""
 
 
-class _RaiseOnMissingGlyphs(__import__("logging").Handler):
+class _RaiseOnMissingGlyphs(logging.Handler):
     def handle(self, record):  # type: ignore[override]
         if "missing the following glyphs" in record.getMessage():
             raise MissingGlyphs(record.getMessage())
@@ -117,8 +118,6 @@ def strict_pdf_glyphs(request):
     if request.node.get_closest_marker("allow_missing_glyphs"):
         yield MissingGlyphs
         return
-    import logging
-
     log = logging.getLogger("fpdf.output")
     handler = _RaiseOnMissingGlyphs()
     log.addHandler(handler)

@@ -19,7 +19,6 @@ from . import aws
 from .ddbcalls import (  # noqa: F401 - conversion and call mechanics live in ddbcalls; re-exported
     MAX_TRANSACT_BYTES,
     call,
-    check_item,
     check_size,
     from_ddb,
     storage_refused,
@@ -159,7 +158,7 @@ class Table:
         return from_ddb(item) if item else None
 
     def put(self, item: dict, *, condition: Any = None, names: dict | None = None, values: dict | None = None) -> None:
-        check_item(item)
+        check_size(item)
         kw: dict[str, Any] = {"Item": to_ddb(item)}
         if condition is not None:
             kw["ConditionExpression"] = condition
@@ -327,7 +326,7 @@ class Table:
         size is checked before the first call, so an oversized one writes nothing."""
         puts = list(puts)
         for item in puts:
-            check_item(item)
+            check_size(item)
 
         def write() -> None:
             with self.raw.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as bw:
@@ -367,7 +366,7 @@ class Table:
             # DynamoDB refuses it whole (ValidationException): a request that would need it is too big
             raise StorageRefused(f"At most {MAX_TRANSACT_ITEMS} items change in one request", status=413,
                                  code="PAYLOAD_TOO_LARGE", aws_message=f"{len(ops)} transaction items")
-        total = sum(check_item(op["put"]) if "put" in op else
+        total = sum(check_size(op["put"]) if "put" in op else
                     check_size({**(op.get("set") or {}), **(op.get("add") or {}), **(op.get("values") or {})},
                                what="change") for op in ops)
         if total > MAX_TRANSACT_BYTES:

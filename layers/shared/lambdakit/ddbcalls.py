@@ -94,10 +94,6 @@ def check_size(attributes: dict, *, limit: int = MAX_ITEM_BYTES, what: str = "it
     return total
 
 
-def check_item(item: dict) -> int:
-    return check_size(item)
-
-
 # ---------------------------------------------------------------- calls
 def call(fn: Callable[..., Any], **kw: Any) -> Any:
     """Run one DynamoDB data-plane call and translate its failures (issue 23, rule 1):

@@ -17,6 +17,7 @@ from lambdakit import clock
 from lambdakit.errors import BadRequest, Conflict, NotFound
 from lambdakit.observability import count
 from lambdakit.pagination import page_meta, page_request
+from lambdakit.settings import effective_email_provider
 
 from ..settings import settings
 from . import repository as repo
@@ -37,7 +38,7 @@ class PermanentFailure(Exception):
 # ---------------------------------------------------------------- providers
 def provider_name() -> str:
     s = settings()
-    return s.email_provider or ("sandbox" if s.is_local else "ses")
+    return effective_email_provider(s.email_provider, local=s.is_local)
 
 
 def _build_raw(sender: str, to: str, subject: str, html: str, attachments: list[dict]) -> bytes:
