@@ -72,7 +72,7 @@ def run(rows: int, profile: bool = False) -> dict:
         def hook(model=None, **_):
             calls[f"{model.service_model.service_name}.{model.name}"] += 1
 
-        for c in (aws.client("dynamodb"), aws.resource("dynamodb").meta.client, aws.client("s3")):
+        for c in (aws.client("dynamodb"), aws.client("s3")):
             c.meta.events.register("after-call.*", hook)
         prof = None
         if profile:

@@ -68,7 +68,7 @@ def _before(**kw) -> None:  # must return None: a value would replace the call's
 def _install() -> None:
     from lambdakit import aws
 
-    for c in (aws.client("dynamodb"), aws.resource("dynamodb").meta.client):
+    for c in (aws.client("dynamodb"),):
         if getattr(c, "_bench_hooked", False):
             continue
         c.meta.events.register("after-call.dynamodb", _after)

@@ -56,7 +56,7 @@ ItemPredicate = Callable[[str, str, str], bool]
 def _clients() -> list[Any]:
     from lambdakit import aws
 
-    out = [aws.client("dynamodb"), aws.resource("dynamodb").meta.client]
+    out = [aws.client("dynamodb"), *(r.meta.client for r in aws._resources.values())]
     return list({id(c): c for c in out}.values())
 
 

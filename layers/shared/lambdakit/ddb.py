@@ -13,18 +13,20 @@ import json
 import logging
 import random
 import time
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from . import aws
 from .ddbcalls import (  # noqa: F401 - conversion and call mechanics live in ddbcalls; re-exported
     MAX_TRANSACT_BYTES,
     call,
     check_size,
+    deser_item,
     from_ddb,
+    ser_item,
     storage_refused,
     to_ddb,
 )
-from .errors import ConditionFailed, Contention, StorageRefused
+from .errors import ConditionFailed, Contention, StorageRefused, Throttled
 
 logger = logging.getLogger("lambdakit.ddb")
 
@@ -37,6 +39,9 @@ TRANSACT_BASE_DELAY = 0.025
 TRANSACT_BUDGET = 1.0
 #: DynamoDB's TransactWriteItems limit (items per transaction).
 MAX_TRANSACT_ITEMS = 100
+#: Batch calls: resends of unprocessed items/keys, and the first backoff ceiling (seconds).
+BATCH_ATTEMPTS = 8
+BATCH_BASE_DELAY = 0.05
 
 
 # ---------------------------------------------------------------- cursors
@@ -73,22 +78,25 @@ def decode_cursor(cursor: str | None) -> dict | None:
 
 # ---------------------------------------------------------------- expressions
 class _Expr:
-    def __init__(self) -> None:
+    """Placeholders of one expression (``#n0``/``:v1``; a ``prefix`` keeps two builders apart)."""
+
+    def __init__(self, prefix: str = "") -> None:
         self.names: dict[str, str] = {}
         self.values: dict[str, Any] = {}
         self._n = 0
+        self._p = prefix
 
     def name(self, attr: str) -> str:
         parts = []
         for part in attr.split("."):
-            key = f"#n{len(self.names)}"
+            key = f"#{self._p}n{len(self.names)}"
             self.names[key] = part
             parts.append(key)
         return ".".join(parts)
 
     def value(self, v: Any) -> str:
         self._n += 1
-        key = f":v{self._n}"
+        key = f":{self._p}v{self._n}"
         self.values[key] = to_ddb(v)
         return key
 
@@ -123,29 +131,72 @@ def build_update(
     return " ".join(clauses), e
 
 
-def _condition(condition: Any, e: _Expr) -> dict[str, Any]:
-    """Accept a boto3 ``conditions`` object or a string using ``#name``/``:value`` placeholders."""
-    if condition is None:
-        return {}
-    return {"ConditionExpression": condition}
+def _filter(filter: Any, kw: dict[str, Any]) -> None:
+    """Add a boto3 ``conditions`` filter to a query's parameters. A fresh builder per call: the
+    boto3 resource layer shares one builder per client, which garbles expressions built by two
+    threads at once (placeholders of one query in another's condition)."""
+    if filter is None:
+        return
+    from boto3.dynamodb.conditions import ConditionExpressionBuilder
+
+    built = ConditionExpressionBuilder().build_expression(filter)
+    kw["FilterExpression"] = built.condition_expression
+    kw.setdefault("ExpressionAttributeNames", {}).update(built.attribute_name_placeholders)
+    kw.setdefault("ExpressionAttributeValues", {}).update(built.attribute_value_placeholders)
+
+
+def _ser_all(items: list[dict]) -> list[dict]:
+    return [ser_item(i) for i in items]
+
+
+def _wire_requests(requests: list[dict]) -> list[dict]:
+    """Batch write requests (``{"PutRequest": {"Item": ...}}``) in the wire format."""
+    return [{kind: {k: ser_item(v) for k, v in body.items()}} for r in requests for kind, body in r.items()]
+
+
+class Page(NamedTuple):
+    """One page of a query: its items, the key to resume after, and DynamoDB's counts."""
+
+    items: list[dict]
+    last_key: dict | None
+    count: int
+    scanned: int
+
+
+#: Request parameters carrying items, keys or values, which travel in DynamoDB's wire format.
+_WIRE = ("Item", "Key", "ExclusiveStartKey", "ExpressionAttributeValues")
 
 
 class Table:
-    """Thin wrapper over a boto3 ``Table`` resource with domain-friendly errors."""
+    """One DynamoDB table through the low-level client (one client per process, shared with
+    transactions and batches), with domain-friendly errors. Items are plain Python in and out."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._table = None
-
-    @property
-    def raw(self):
-        if self._table is None:
-            self._table = aws.resource("dynamodb").Table(self.name)
-        return self._table
 
     @property
     def client(self):
         return aws.client("dynamodb")
+
+    def _send(self, op: str, **kw: Any) -> dict:
+        """One call of the client: parameters serialised inside ``call`` (so a value DynamoDB
+        cannot store is a ``StorageRefused``), the answer's items and keys deserialised."""
+        method = getattr(self.client, op)
+
+        def send(**params: Any) -> dict:
+            for k in _WIRE:
+                if params.get(k):
+                    params[k] = ser_item(params[k])
+            return method(TableName=self.name, **params)
+
+        send.__name__ = op
+        resp = call(send, **kw)
+        for k in ("Item", "Attributes", "LastEvaluatedKey"):
+            if resp.get(k):
+                resp[k] = deser_item(resp[k])
+        if "Items" in resp:
+            resp["Items"] = [deser_item(i) for i in resp["Items"]]
+        return resp
 
     # ---- single items
     def get(self, pk: str, sk: str, *, consistent: bool = False, attributes: list[str] | None = None) -> dict | None:
@@ -154,19 +205,19 @@ class Table:
             e = _Expr()
             kw["ProjectionExpression"] = ", ".join(e.name(a) for a in attributes)
             kw["ExpressionAttributeNames"] = e.names
-        item = call(self.raw.get_item, **kw).get("Item")
+        item = self._send("get_item", **kw).get("Item")
         return from_ddb(item) if item else None
 
     def put(self, item: dict, *, condition: Any = None, names: dict | None = None, values: dict | None = None) -> None:
         check_size(item)
-        kw: dict[str, Any] = {"Item": to_ddb(item)}
+        kw: dict[str, Any] = {"Item": item}
         if condition is not None:
             kw["ConditionExpression"] = condition
             if names:
                 kw["ExpressionAttributeNames"] = names
             if values:
-                kw["ExpressionAttributeValues"] = to_ddb(values)
-        self._call(self.raw.put_item, **kw)
+                kw["ExpressionAttributeValues"] = values
+        self._send("put_item", **kw)
 
     def put_new(self, item: dict, *, fresh_key: bool = False) -> None:
         """Insert; ``ConditionFailed`` if an item with this key exists.
@@ -211,7 +262,7 @@ class Table:
             conds.append(f"({condition})")
         kw: dict[str, Any] = {"Key": {"pk": pk, "sk": sk}, "UpdateExpression": expr, "ReturnValues": return_values}
         all_names = {**e.names, **(names or {})}
-        all_values = {**e.values, **to_ddb(values or {})}
+        all_values = {**e.values, **(values or {})}
         if conds:
             kw["ConditionExpression"] = " AND ".join(conds)
             kw["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
@@ -219,7 +270,7 @@ class Table:
             kw["ExpressionAttributeNames"] = all_names
         if all_values:
             kw["ExpressionAttributeValues"] = all_values
-        resp = self._call(self.raw.update_item, **kw)
+        resp = self._send("update_item", **kw)
         return from_ddb(resp.get("Attributes") or {})
 
     def increment(self, pk: str, sk: str, counters: dict[str, int | float], *, set: dict[str, Any] | None = None) -> dict:
@@ -234,15 +285,14 @@ class Table:
             if names:
                 kw["ExpressionAttributeNames"] = names
             if values:
-                kw["ExpressionAttributeValues"] = to_ddb(values)
+                kw["ExpressionAttributeValues"] = values
         if return_old:
             kw["ReturnValues"] = "ALL_OLD"
-        resp = self._call(self.raw.delete_item, **kw)
-        old = resp.get("Attributes")
+        old = self._send("delete_item", **kw).get("Attributes")
         return from_ddb(old) if old else None
 
     # ---- queries
-    def query(
+    def query_page(
         self,
         pk_value: str,
         *,
@@ -257,35 +307,46 @@ class Table:
         forward: bool = True,
         consistent: bool = False,
         select_count: bool = False,
-    ) -> tuple[list[dict], dict | None]:
-        """One page of a key query. Returns ``(items, last_evaluated_key)``."""
-        from boto3.dynamodb.conditions import Key
-
+        columns: list[str] | None = None,
+    ) -> Page:
+        """One page of a key query with DynamoDB's ``Count``/``ScannedCount``. ``filter`` is a
+        boto3 ``conditions`` object; ``columns`` projects the attributes returned."""
+        e = _Expr(prefix="k")
         pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
-        cond: Any = Key(pk_attr).eq(pk_value)
+        cond = f"{e.name(pk_attr)} = {e.value(pk_value)}"
         if sk_prefix is not None:
-            cond = cond & Key(sk_attr).begins_with(sk_prefix)
+            cond += f" AND begins_with({e.name(sk_attr)}, {e.value(sk_prefix)})"
         elif sk_between is not None:
-            cond = cond & Key(sk_attr).between(*sk_between)
+            cond += f" AND {e.name(sk_attr)} BETWEEN {e.value(sk_between[0])} AND {e.value(sk_between[1])}"
         elif sk_gte is not None:
-            cond = cond & Key(sk_attr).gte(sk_gte)
+            cond += f" AND {e.name(sk_attr)} >= {e.value(sk_gte)}"
         elif sk_lte is not None:
-            cond = cond & Key(sk_attr).lte(sk_lte)
-        kw: dict[str, Any] = {"KeyConditionExpression": cond, "ScanIndexForward": forward}
+            cond += f" AND {e.name(sk_attr)} <= {e.value(sk_lte)}"
+        if columns:
+            projection = ", ".join(e.name(c) for c in columns)
+        kw: dict[str, Any] = {"KeyConditionExpression": cond, "ScanIndexForward": forward,
+                              "ExpressionAttributeNames": e.names, "ExpressionAttributeValues": e.values}
+        if columns:
+            kw["ProjectionExpression"] = projection
         if index:
             kw["IndexName"] = index
         elif consistent:
             kw["ConsistentRead"] = True
-        if filter is not None:
-            kw["FilterExpression"] = filter
+        _filter(filter, kw)
         if limit:
             kw["Limit"] = limit
         if cursor:
             kw["ExclusiveStartKey"] = cursor
         if select_count:
             kw["Select"] = "COUNT"
-        resp = call(self.raw.query, **kw)
-        return [from_ddb(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey")
+        resp = self._send("query", **kw)
+        return Page([from_ddb(i) for i in resp.get("Items", [])], resp.get("LastEvaluatedKey") or None,
+                    int(resp.get("Count", 0)), int(resp.get("ScannedCount", 0)))
+
+    def query(self, pk_value: str, **kw: Any) -> tuple[list[dict], dict | None]:
+        """One page of a key query (arguments as ``query_page``). Returns ``(items, last_key)``."""
+        page = self.query_page(pk_value, **kw)
+        return page.items, page.last_key
 
     def query_all(self, pk_value: str, *, max_items: int = 10_000, **kw: Any) -> list[dict]:
         """All items of a partition (bounded by ``max_items``): for small, bounded collections."""
@@ -307,35 +368,51 @@ class Table:
                 return
 
     # ---- batches
+    def _batch(self, op: str, first: dict, unprocessed: str) -> Iterator[dict]:
+        """One batch call and the resends of what it left unprocessed (jittered backoff), yielding
+        each answer; ``Throttled`` when items stay unprocessed after ``BATCH_ATTEMPTS`` resends."""
+        method = getattr(self.client, op)
+
+        resp = call(method, RequestItems=first)
+        for attempt in range(BATCH_ATTEMPTS + 1):
+            yield resp
+            left = resp.get(unprocessed) or {}
+            if not left:
+                return
+            if attempt == BATCH_ATTEMPTS:
+                raise Throttled(aws_code=unprocessed)
+            time.sleep(random.uniform(0, BATCH_BASE_DELAY * 2 ** attempt))
+            resp = call(method, RequestItems=left)
+
     def batch_get(self, keys: list[tuple[str, str]], *, consistent: bool = False) -> list[dict]:
         """BatchGetItem in chunks of 100 with unprocessed-key retries. Order not preserved."""
         out: list[dict] = []
         uniq = list(dict.fromkeys(keys))
         for i in range(0, len(uniq), 100):
-            request = {self.name: {"Keys": [{"pk": p, "sk": s} for p, s in uniq[i:i + 100]], "ConsistentRead": consistent}}
-            for _ in range(8):
-                resp = call(aws.resource("dynamodb").batch_get_item, RequestItems=request)
-                out.extend(from_ddb(x) for x in resp.get("Responses", {}).get(self.name, []))
-                request = resp.get("UnprocessedKeys") or {}
-                if not request:
-                    break
+            request = {self.name: {"Keys": call(_ser_all, items=[{"pk": p, "sk": s} for p, s in uniq[i:i + 100]]),
+                                   "ConsistentRead": consistent}}
+            for resp in self._batch("batch_get_item", request, "UnprocessedKeys"):
+                out.extend(from_ddb(deser_item(x)) for x in resp.get("Responses", {}).get(self.name, []))
         return out
 
     def batch_write(self, puts: Iterable[dict] = (), deletes: Iterable[tuple[str, str]] = ()) -> None:
-        """BatchWriteItem, 25 items a call (boto3's batch writer handles retries). Every item's
-        size is checked before the first call, so an oversized one writes nothing."""
+        """BatchWriteItem, 25 requests a call, unprocessed items resent with jittered backoff
+        (``Throttled`` when they stay unprocessed). A later request for the same key replaces an
+        earlier one. Every item's size is checked before the first call, so an oversized one
+        writes nothing."""
         puts = list(puts)
         for item in puts:
             check_size(item)
-
-        def write() -> None:
-            with self.raw.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as bw:
-                for item in puts:
-                    bw.put_item(Item=to_ddb(item))
-                for pk, sk in deletes:
-                    bw.delete_item(Key={"pk": pk, "sk": sk})
-
-        call(write)
+        requests: dict[tuple[str, str], dict] = {}
+        for item in puts:
+            requests[(item["pk"], item["sk"])] = {"PutRequest": {"Item": item}}
+        for pk, sk in deletes:
+            requests[(pk, sk)] = {"DeleteRequest": {"Key": {"pk": pk, "sk": sk}}}
+        pending = list(requests.values())
+        for i in range(0, len(pending), 25):
+            chunk = call(_wire_requests, requests=pending[i:i + 25])
+            for _ in self._batch("batch_write_item", {self.name: chunk}, "UnprocessedItems"):
+                pass
 
     # ---- transactions
     def transact(self, ops: list[dict], *, fresh: Iterable[int] = ()) -> None:
@@ -373,12 +450,7 @@ class Table:
             raise StorageRefused("The request would exceed DynamoDB's 4 MB transaction size", status=413,
                                  code="PAYLOAD_TOO_LARGE", aws_message=f"{total} bytes",
                                  details={"size_bytes": total, "limit_bytes": MAX_TRANSACT_BYTES})
-        from boto3.dynamodb.types import TypeSerializer
-
-        ser = TypeSerializer()
-
-        def s(d: dict) -> dict:
-            return {k: ser.serialize(to_ddb(v)) for k, v in d.items()}
+        s = ser_item
 
         items = []
         for op in ops:
@@ -448,10 +520,6 @@ class Table:
                 if attempt >= TRANSACT_ATTEMPTS or time.monotonic() + delay > deadline:
                     raise Contention(reasons=reasons) from exc
                 time.sleep(delay)
-
-    # ---- internals
-    def _call(self, fn: Callable[..., Any], **kw: Any) -> Any:
-        return call(fn, **kw)
 
 
 def fresh_key_taken() -> Contention:

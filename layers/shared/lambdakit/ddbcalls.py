@@ -151,8 +151,32 @@ def storage_refused(message: str) -> StorageRefused:
     return StorageRefused(aws_message=message)
 
 
-def _deser(item: dict) -> dict:
-    from boto3.dynamodb.types import TypeDeserializer
+# ---------------------------------------------------------------- wire format
+# The low-level client speaks DynamoDB's typed JSON ({"S": ...}); these convert whole items. One
+# serializer/deserializer per process (stateless, so safe across threads, unlike the resource
+# layer's shared condition builder, which garbles expressions built concurrently).
+_codec: list[Any] = []
 
-    d = TypeDeserializer()
-    return {k: d.deserialize(v) for k, v in item.items()}
+
+def _types() -> tuple[Any, Any]:
+    if not _codec:
+        from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+        _codec[:] = [TypeSerializer(), TypeDeserializer()]
+    return _codec[0], _codec[1]
+
+
+def ser_item(item: dict) -> dict:
+    """Python item (or key, or expression values) → DynamoDB wire format."""
+    ser = _types()[0]
+    return {k: ser.serialize(to_ddb(v)) for k, v in item.items()}
+
+
+def deser_item(item: dict) -> dict:
+    """DynamoDB wire format → Python item (numbers as Decimal; ``from_ddb`` makes them plain)."""
+    de = _types()[1]
+    return {k: de.deserialize(v) for k, v in item.items()}
+
+
+def _deser(item: dict) -> dict:
+    return deser_item(item)

@@ -25,7 +25,7 @@ def ddb_calls():
     def before(params=None, **_):
         calls["_items_written"] += sum(len(v) for v in (params or {}).get("RequestItems", {}).values())
 
-    clients = (aws.client("dynamodb"), aws.resource("dynamodb").meta.client)
+    clients = (aws.client("dynamodb"),)
     for c in clients:
         c.meta.events.register("after-call.dynamodb", after)
         c.meta.events.register("before-parameter-build.dynamodb.BatchWriteItem", before)

@@ -75,7 +75,7 @@ def test_expiry_index_read_is_one_query_whatever_the_number_of_clients(exams_app
     from lambdakit import aws
 
     calls: list[str] = []
-    clients = {id(c): c for c in (aws.resource("dynamodb").meta.client, aws.client("dynamodb"))}
+    clients = {id(c): c for c in (aws.client("dynamodb"),)}
     for c in clients.values():
         c.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name),
                                unique_id="r2-expiry-count")
@@ -178,10 +178,10 @@ def test_store_table_follows_an_endpoint_switch(exams_app):
     from exams import store
     from lambdakit import aws
 
-    before = store.table().raw.meta.client
+    before = store.table().client
     aws.reset()
-    after = store.table().raw.meta.client
-    assert after is not before and store.table().raw.meta.client is after
+    after = store.table().client
+    assert after is not before and store.table().client is after
 
 
 def test_profile_update_with_null_fields_is_a_validation_error(exams_app, exam_users):

@@ -8,15 +8,12 @@ of a heavily filtered list answers 400 and asks for the cursor instead.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from lambdakit.ddb import Table, decode_cursor, encode_cursor, from_ddb
+from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
 
 from ..settings import settings
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 MAX_EVALUATED = 20_000
 MAX_COUNT_PAGES = 40
@@ -24,26 +21,6 @@ MAX_COUNT_PAGES = 40
 
 def table() -> Table:
     return Table(settings().table_name)
-
-
-def _key_kwargs(pk_value: str, index: str | None, sk_prefix: str | None, sk_between: tuple[str, str] | None,
-                sk_gte: str | None = None, sk_lte: str | None = None) -> dict[str, Any]:
-    from boto3.dynamodb.conditions import Key
-
-    pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
-    cond: ConditionBase = Key(pk_attr).eq(pk_value)
-    if sk_prefix is not None:
-        cond = cond & Key(sk_attr).begins_with(sk_prefix)
-    elif sk_between is not None:
-        cond = cond & Key(sk_attr).between(*sk_between)
-    elif sk_gte is not None:
-        cond = cond & Key(sk_attr).gte(sk_gte)
-    elif sk_lte is not None:
-        cond = cond & Key(sk_attr).lte(sk_lte)
-    kw: dict[str, Any] = {"KeyConditionExpression": cond}
-    if index:
-        kw["IndexName"] = index
-    return kw
 
 
 def decode(cursor: str | None) -> dict | None:
@@ -58,42 +35,29 @@ def page_items(pk_value: str, *, index: str | None = None, sk_prefix: str | None
                filter: Any = None, offset: int = 0, limit: int = 20, cursor: str | None = None,
                forward: bool = False) -> tuple[list[dict], str | None]:
     t = table()
-    kw = _key_kwargs(pk_value, index, sk_prefix, sk_between, sk_gte, sk_lte)
-    kw["ScanIndexForward"] = forward
-    if filter is not None:
-        kw["FilterExpression"] = filter
+    key = {"index": index, "sk_prefix": sk_prefix, "sk_between": sk_between, "sk_gte": sk_gte, "sk_lte": sk_lte}
     start = decode(cursor)
     skip = 0 if start else offset
     out: list[dict] = []
     evaluated = 0
-    last_key_of_out: dict | None = None
     while True:
         want = skip + limit - len(out)
-        kw["Limit"] = max(10, min(1000, want + (want if filter is not None else 0)))
-        if start:
-            kw["ExclusiveStartKey"] = start
-        else:
-            kw.pop("ExclusiveStartKey", None)
-        resp = t.raw.query(**kw)
-        evaluated += int(resp.get("ScannedCount", 0))
-        raw_items = resp.get("Items", [])
-        for it in raw_items:
+        page = t.query_page(pk_value, **key, filter=filter, forward=forward, cursor=start,
+                            limit=max(10, min(1000, want + (want if filter is not None else 0))))
+        evaluated += page.scanned
+        for n, it in enumerate(page.items):
             if skip:
                 skip -= 1
                 continue
             out.append(it)
             if len(out) == limit:
-                break
-        if len(out) == limit:
-            # resume after the last returned item (its key attributes form the cursor)
-            last = out[-1]
-            keys = ["pk", "sk"] + ([f"{index}pk", f"{index}sk"] if index else [])
-            last_key_of_out = {k: last[k] for k in keys if k in last}
-            more = bool(resp.get("LastEvaluatedKey")) or it is not raw_items[-1]
-            return [from_ddb(i) for i in out], encode_cursor(last_key_of_out) if more else None
-        start = resp.get("LastEvaluatedKey")
+                # resume after the last returned item (its key attributes form the cursor)
+                keys = ["pk", "sk"] + ([f"{index}pk", f"{index}sk"] if index else [])
+                more = bool(page.last_key) or n < len(page.items) - 1
+                return out, encode_cursor({k: it[k] for k in keys if k in it}) if more else None
+        start = page.last_key
         if not start:
-            return [from_ddb(i) for i in out], None
+            return out, None
         if evaluated >= MAX_EVALUATED:
             raise ValidationFailed("Page is too deep for these filters; narrow the filters or use cursor",
                                    fields={"page": "Too deep; use cursor"})
@@ -104,18 +68,15 @@ def count_items(pk_value: str, *, index: str | None = None, sk_prefix: str | Non
                 filter: Any = None) -> tuple[int, bool]:
     """``(count, exact)``: exact unless more than ``MAX_COUNT_PAGES`` 1 MB pages matched the key."""
     t = table()
-    kw = _key_kwargs(pk_value, index, sk_prefix, sk_between, sk_gte, sk_lte)
-    kw["Select"] = "COUNT"
-    if filter is not None:
-        kw["FilterExpression"] = filter
     total = 0
+    start = None
     for _ in range(MAX_COUNT_PAGES):
-        resp = t.raw.query(**kw)
-        total += int(resp.get("Count", 0))
-        last = resp.get("LastEvaluatedKey")
-        if not last:
+        page = t.query_page(pk_value, index=index, sk_prefix=sk_prefix, sk_between=sk_between, sk_gte=sk_gte,
+                            sk_lte=sk_lte, filter=filter, select_count=True, cursor=start)
+        total += page.count
+        start = page.last_key
+        if not start:
             return total, True
-        kw["ExclusiveStartKey"] = last
     return total, False
 
 

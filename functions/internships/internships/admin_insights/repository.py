@@ -1,15 +1,12 @@
 """DynamoDB access for settings, the analytics cache and the counters analytics read."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lambdakit import clock
 from lambdakit.ddb import Table
 
 from ..settings import settings
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 SETTINGS_KEY = ("SETTINGS", "SITE")
 
@@ -108,29 +105,8 @@ def iter_index(pk_value: str, *, index: str, sk_between: tuple[str, str] | None 
     ``columns`` becomes a ``ProjectionExpression``: only the exported attributes travel
     (fewer bytes read per page, far less (de)serialisation per row — the dominant cost of
     a 50,000-row export, on DynamoDB and even more on the emulator)."""
-    from boto3.dynamodb.conditions import Key
-
-    from lambdakit.ddb import from_ddb
-
-    cond: ConditionBase = Key(f"{index}pk").eq(pk_value)
-    if sk_between:
-        cond = cond & Key(f"{index}sk").between(*sk_between)
-    kw: dict[str, Any] = {"IndexName": index, "KeyConditionExpression": cond, "ScanIndexForward": False}
-    if filter is not None:
-        kw["FilterExpression"] = filter
-    if columns:
-        names = {f"#c{i}": c for i, c in enumerate(columns)}
-        kw["ProjectionExpression"] = ", ".join(names)
-        kw["ExpressionAttributeNames"] = names
-    raw = table().raw
-    while True:
-        resp = raw.query(**kw)
-        for item in resp.get("Items", ()):
-            yield from_ddb(item)
-        last = resp.get("LastEvaluatedKey")
-        if not last:
-            return
-        kw["ExclusiveStartKey"] = last
+    return table().iter_query(pk_value, index=index, sk_between=sk_between, filter=filter, columns=columns,
+                              forward=False)
 
 
 def list_domains() -> list[dict]:
