@@ -109,12 +109,11 @@ def pending_if_addressed(template: str, to: str | None, data: dict, *, dedupe_ke
         return None, []
 
 
-def fresh_puts(ops: list[dict], first: int = 0) -> tuple[int, ...]:
-    """Indexes (from ``first``, where the caller appended the email's writes) of the email item's put:
-    a key minted for this write, so a condition failure on it alone is an id collision
-    (``Table.transact(fresh=...)``: 503), never a domain conflict."""
-    return tuple(i for i, op in enumerate(ops) if i >= first and "put" in op
-                 and str(op["put"].get("pk", "")).startswith("EMAILQ#"))
+def fresh_puts(mail_ops: list[dict]) -> tuple[int, ...]:
+    """Indexes, in ``mail_ops`` (the writes ``pending`` gave), of the email item's put: a key minted
+    for this write, so a condition failure on it alone is an id collision (``Table.transact(fresh=...)``:
+    503), never a domain conflict. The caller shifts them by where it appended ``mail_ops``."""
+    return tuple(i for i, op in enumerate(mail_ops) if "put" in op and str(op["put"].get("pk", "")).startswith("EMAILQ#"))
 
 
 def queued(dedupe_key: str) -> bool:
