@@ -346,6 +346,60 @@ def _reminders_run(ctx: Ctx, v: dict) -> None:
         ctx.client.invoke_function("CronFunction", {"job": "process-emails"})
 
 
+# ---------------------------------------------------------------- emails written with their state change
+class _Who:
+    """The student of a run as ``seed_enrollment`` takes it."""
+    def __init__(self, v: dict) -> None:
+        self.id, self.name, self.email = v["sid"], v["name"], v["email"]
+
+
+def _active_enrollment(ctx: Ctx) -> dict:
+    """A student with an active enrollment (its own domain id, so its counters are the run's own)."""
+    from tests.internships.engage.conftest import seed_enrollment
+
+    v = student(ctx)
+    v["d"] = f"dom-{v['t']}"
+    e = seed_enrollment(_Who(v), domain_id=v["d"])
+    _table().update(e["pk"], "ENROLL", set={"price": 1000, "amount": 1000, "discount": 0})
+    v["e"] = e["id"]
+    return v
+
+
+def submitted_milestone(ctx: Ctx) -> dict:
+    from tests.internships.engage.conftest import seed_milestone
+
+    v = _active_enrollment(ctx)
+    v["m"] = seed_milestone(_table().get(f"ENROLL#{v['e']}", "ENROLL", consistent=True), 1, status="submitted",
+                            remarks=None)["id"]
+    return v
+
+
+def _reviewed(ctx, v, body):
+    """The milestone's review and its one email (the transactional outbox)."""
+    m = _table().get(f"ENROLL#{v['e']}", "MS#01", consistent=True) or {}
+    return {"status": m.get("status"), "remarks": m.get("remarks"),
+            "emails": _emails("milestone_approved", lambda i: i["to"] == v["email"])}
+
+
+def _submitted(ctx, v, body):
+    """The final project on the enrollment and its one email (the transactional outbox)."""
+    e = _table().get(f"ENROLL#{v['e']}", "ENROLL", consistent=True) or {}
+    return {"project": e.get("project_status"), "to": e.get("submission_email"),
+            "emails": _emails("submission", lambda i: i["to"] == v["email"])}
+
+
+def _completed(ctx, v, body):
+    """The completion, its one certificate (PDF stored), the domain's status counters and the one
+    certificate email (the transactional outbox), attachment included."""
+    e = _table().get(f"ENROLL#{v['e']}", "ENROLL", consistent=True) or {}
+    certs = _table().query_all(f"USER#{v['sid']}#CERTS", index="gsi1", max_items=10)
+    mails = [i for i in _table().query_all("EMAILTPL#certificate", index="gsi3", max_items=5000) if i["to"] == v["email"]]
+    return {"status": e.get("status"), "certificates": len(certs),
+            "pdf": [bool(c.get("pdf_key")) for c in certs],
+            "counters": _counters(**{st: f"enrollments#domain#{v['d']}#status#{st}" for st in ("active", "completed")}),
+            "emails": sorted((m["status"], len(m.get("attachments") or [])) for m in mails)}
+
+
 def _user(ctx, v, body):
     r = ctx.client.get(f"/api/admin/users/{v['sid']}", headers=ctx.headers)
     return r.json() if r.status == 200 else {"status": r.status}
@@ -433,6 +487,14 @@ CASES = [
     RouteCase("internships POST /api/leads", "internships", "POST", lambda v: "/api/leads", fresh,
               lambda v: {"name": f"Ravi {v['t']}", "domain": "Web Development", "duration": "2 months",
                          "phone": "+91 98765 43210", "email": f"l{v['t']}@example.com"}, _lead, lambda ctx, v: {}),
+    RouteCase("internships POST /api/admin/milestones/{id}/review", "internships", "POST",
+              lambda v: f"/api/admin/milestones/{v['m']}/review", submitted_milestone,
+              lambda v: {"action": "approve", "remarks": "Well done"}, _reviewed),
+    RouteCase("internships POST /api/enrollments/{id}/submit", "internships", "POST",
+              lambda v: f"/api/enrollments/{v['e']}/submit", _active_enrollment,
+              lambda v: {"submissionEmail": f"p{v['t']}@example.org"}, _submitted, _student_hdr),
+    RouteCase("internships POST /api/admin/enrollments/{id}/approve", "internships", "POST",
+              lambda v: f"/api/admin/enrollments/{v['e']}/approve", _active_enrollment, lambda v: {}, _completed),
     RouteCase("internships POST /api/admin/users", "internships", "POST", lambda v: "/api/admin/users",
               _with_counters(fresh, users="users", reviewers="users#role#reviewer"),
               lambda v: {"email": f"u{v['t']}@example.com", "password": "Str0ngPass!", "name": "Rita Reviewer",

@@ -5,57 +5,78 @@ import datetime as dt
 import logging
 
 from lambdakit import clock
-from lambdakit.errors import ConditionFailed, Conflict, Gone, NotFound, RateLimited
+from lambdakit.errors import ConditionFailed, Conflict, Contention, Gone, NotFound, RateLimited
 from lambdakit.observability import count
 
-from .. import notify
 from ..accounts import repository as accounts_repo
 from ..enrollments import invoices as invoice_rules
 from ..enrollments import repository as enrollments
+from ..mail import outbox
 from ..settings import settings
 from . import certificates
 from . import repository as repo
 
 logger = logging.getLogger("internships.documents")
+#: attempts at issuing a certificate (a certificate id collision, an unconfirmed condition failure)
+ISSUE_ATTEMPTS = 5
 
 
 # ---------------------------------------------------------------- certificates
 def issue_for(e: dict) -> dict:
-    """Complete the enrollment and issue its certificate in one transaction (new id on collision)."""
+    """Complete the enrollment and issue its certificate in one transaction, with the student's
+    email (the PDF attached) in the same transaction: the transactional outbox (issue 23 rule 4),
+    the email exists exactly when the certificate does.
+
+    The PDF is rendered and stored BEFORE the transaction (its key goes into the certificate and
+    the email, so the email never names an object that is not there); a rendering or upload
+    failure leaves both without it (the PDF is rendered on first download, the email goes without
+    the attachment). A certificate id collision draws another id; a failed enrollment condition is
+    read back before it is believed (rule 2): the same status, it is retried."""
     s = settings()
-    now = clock.now_iso()
     expiry = None
     if s.certificate_validity_days > 0:
         expiry = clock.iso(clock.now() + dt.timedelta(days=s.certificate_validity_days))
     user = accounts_repo.get_user(e["user_id"]) or {}
-    for _ in range(5):
+    for _ in range(ISSUE_ATTEMPTS):
+        now = clock.now_iso()
         cert = {"certificate_id": certificates.new_id(), "enrollment_id": e["id"], "user_id": e["user_id"],
                 "student_name": user.get("name") or e.get("student_name", ""),
                 "student_email": user.get("email") or e.get("student_email", ""), "domain_id": e["domain_id"],
                 "domain_name": e["domain_name"], "duration": e["duration"], "issue_date": now[:10],
                 "issued_at": now, "expiry_at": expiry, "revoked": False}
+        key = _stored_pdf(cert)
+        if key:
+            cert["pdf_key"] = key
+        email_id, mail_ops = outbox.pending_if_addressed("certificate", cert["student_email"], {
+            "name": cert["student_name"], "domainName": cert["domain_name"], "certificateId": cert["certificate_id"],
+            "verifyUrl": certificates.verify_url(cert["certificate_id"])},
+            attachments=[{"filename": f"{cert['certificate_id']}.pdf", "content_type": "application/pdf",
+                          "s3_key": key}] if key else None, user_id=e["user_id"])
         try:
-            enrollments.complete(e, cert, now)
+            enrollments.complete(e, cert, now, mail_ops, fresh=outbox.fresh_puts(mail_ops))
             break
         except ConditionFailed as exc:
             if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-                raise Conflict("The enrollment changed meanwhile; reload and retry") from None
-            continue  # certificate id collision: draw another
+                cur = enrollments.get(e["id"], consistent=True)
+                if not cur or cur["status"] != e["status"]:
+                    raise Conflict("The enrollment changed meanwhile; reload and retry") from None
+            continue  # certificate id collision (or an unconfirmed failure): draw another id
     else:
-        raise Conflict("Could not allocate a certificate id, please retry")
+        raise Contention("Could not issue the certificate, please retry")
     count("CertificatesIssued")
-    key = None
-    try:
-        key = store_certificate_pdf(cert)
-    except Exception:  # noqa: BLE001 - the PDF is re-rendered on first download
-        logger.exception("certificate PDF rendering failed")
-    attachments = [{"filename": f"{cert['certificate_id']}.pdf", "content_type": "application/pdf",
-                    "s3_key": key}] if key else None
-    notify.send("certificate", cert["student_email"], {
-        "name": cert["student_name"], "domainName": cert["domain_name"], "certificateId": cert["certificate_id"],
-        "verifyUrl": certificates.verify_url(cert["certificate_id"])},
-        dedupe_key=f"certificate-{cert['certificate_id']}", attachments=attachments, user_id=e["user_id"])
+    outbox.announce(email_id)
     return cert
+
+
+def _stored_pdf(cert: dict) -> str | None:
+    """The certificate's PDF stored in the files bucket; None when rendering or the upload failed."""
+    key = f"certificates/{cert['certificate_id']}.pdf"
+    try:
+        repo.put_pdf(key, _render_certificate(cert))
+    except Exception:  # noqa: BLE001 - the PDF is re-rendered on first download
+        logger.exception("certificate PDF rendering or upload failed")
+        return None
+    return key
 
 
 def _render_certificate(cert: dict) -> bytes:
@@ -65,13 +86,6 @@ def _render_certificate(cert: dict) -> bytes:
 
     return certificate_pdf(cert, verify_url=certificates.verify_url(cert["certificate_id"]),
                            issuer=settings().seller_name, layout=active_layout())
-
-
-def store_certificate_pdf(cert: dict) -> str:
-    key = f"certificates/{cert['certificate_id']}.pdf"
-    repo.put_pdf(key, _render_certificate(cert))
-    repo.set_pdf_key("certificate", cert["certificate_id"], key)
-    return key
 
 
 def verify(cert_id: str, ip: str) -> dict:

@@ -132,6 +132,15 @@ def set_fields(eid: str, fields: dict, *, condition: str, names: dict | None = N
                                  must_exist=True)) or {}
 
 
+def submit_project(eid: str, user_id: str, fields: dict, mail_ops: list[dict], *, fresh: tuple[int, ...] = ()) -> None:
+    """The final project on an active enrollment of ``user_id`` and the email reporting it
+    (``mail_ops``, last: the transactional outbox; ``fresh`` counted from their first) in one
+    transaction. ``ConditionFailed``: the enrollment was not active (or not the student's)."""
+    ops: list[dict] = [{"update": key(eid), "set": fields, "condition": "#st = :a AND user_id = :u",
+                        "names": {"#st": "status"}, "values": {":a": "active", ":u": user_id}}]
+    table().transact(ops + mail_ops, fresh=tuple(len(ops) + i for i in fresh))
+
+
 def cancel(e: dict, *, release_coupon: bool, now: str) -> None:
     pk, sk = key(e["id"])
     ops: list[dict] = [
@@ -149,8 +158,12 @@ def cancel(e: dict, *, release_coupon: bool, now: str) -> None:
     table().transact(ops)
 
 
-def complete(e: dict, cert: dict, now: str) -> None:
-    """→ completed with its certificate (id unique by condition) in one transaction."""
+def complete(e: dict, cert: dict, now: str, mail_ops: list[dict] | None = None, *,
+             fresh: tuple[int, ...] = ()) -> None:
+    """→ completed with its certificate (id unique by condition) and the email reporting it
+    (``mail_ops``, last: the transactional outbox; ``fresh`` counted from their first) in one
+    transaction. ``ConditionFailed`` reasons: index 0 = the enrollment changed; index 1 = the
+    certificate id is taken."""
     pk, sk = key(e["id"])
     ops: list[dict] = [
         {"update": (pk, sk), "set": {"status": "completed", "completed_at": now, "updated_at": now,
@@ -166,7 +179,7 @@ def complete(e: dict, cert: dict, now: str) -> None:
     if e["status"] in ("pending", "active"):
         ops += [{"delete": (f"USER#{e['user_id']}", f"OPEN#{e['domain_id']}")},
                 {"update": (f"USER#{e['user_id']}", "PROFILE"), "add": {"open_enrollments": -1}}]
-    table().transact(ops)
+    table().transact(ops + (mail_ops or []), fresh=tuple(len(ops) + i for i in fresh))
 
 
 def webhook_seen(event_id: str) -> bool:

@@ -16,7 +16,6 @@ from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Contention, 
 from lambdakit.http import safe_json_loads
 from lambdakit.observability import count
 
-from .. import notify
 from ..accounts import repository as users
 from ..catalog import repository as domains
 from ..coupons import repository as coupon_repo
@@ -29,6 +28,8 @@ from . import repository as repo
 
 logger = logging.getLogger("internships.enrollments")
 DURATIONS = (1, 2, 3)
+#: attempts at a project submission whose condition failed while the enrollment read back is still active
+SUBMIT_ATTEMPTS = 3
 
 
 # ---------------------------------------------------------------- views
@@ -196,24 +197,22 @@ def activate(e: dict, *, payment_id: str | None, source: str) -> dict:
     count("EnrollmentsActivated")
     if source != "free":
         count("PaymentsVerified")
-    if email_id:
-        outbox.announce(email_id)
+    outbox.announce(email_id)
     return {**e, **fields}
 
 
 def _confirmation(e: dict, user: dict) -> tuple[str | None, list[dict]]:
-    """The enrollment confirmation email as writes of the activation transaction (none without an address)."""
-    to = e.get("student_email") or user.get("email")
-    if not to:
-        return None, []
-    try:
-        return outbox.pending("enrollment", to, {
-            "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
-            "amount": f"{e['amount']:.2f}", "dashboardUrl": notify.dashboard_url(),
-        }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
-    except BadRequest:  # an address the outbox refuses never blocks a paid activation
-        logger.error("no enrollment email: invalid recipient address", extra={"enrollment_id": e["id"]})
-        return None, []
+    """The enrollment confirmation email as writes of the activation transaction (none without an
+    address, or with one the outbox refuses: that never blocks a paid activation)."""
+    return outbox.pending_if_addressed("enrollment", e.get("student_email") or user.get("email"), {
+        "name": user.get("name", ""), "domainName": e["domain_name"], "duration": e["duration"],
+        "amount": f"{e['amount']:.2f}", "dashboardUrl": _dashboard_url(),
+    }, dedupe_key=f"enrollment-active-{e['id']}", user_id=e["user_id"])
+
+
+def _dashboard_url() -> str:
+    s = settings()
+    return (s.frontend_url or s.public_base_url).rstrip("/") + "/dashboard"
 
 
 def verify_payment(p, data) -> dict:
@@ -286,22 +285,29 @@ def my_enrollments(p) -> list[dict]:
 
 
 def submit_project(p, eid: str, data) -> dict:
+    """Record the final project on an active enrollment, with the student's email in the same
+    transaction (the transactional outbox, issue 23 rule 4). A failed condition is read back
+    before it is believed (rule 2): still active and the student's, it is retried."""
     from ..accounts.service import normalize_email
 
     email = normalize_email(data.submissionEmail)
     e = _owned(eid, p.user_id)
-    now = clock.now_iso()
-    try:
-        e = repo.set_fields(eid, {"submission_email": email, "submitted_at": now, "updated_at": now,
-                                  "project_status": "submitted"},
-                            condition="#st = :a AND user_id = :u", names={"#st": "status"},
-                            values={":a": "active", ":u": p.user_id})
-    except ConditionFailed:
-        raise Conflict("Only an active enrollment accepts a project submission") from None
-    notify.send("submission", e.get("student_email"), {"name": e.get("student_name", ""),
-                                                       "domainName": e["domain_name"]},
-                dedupe_key=f"submission-{eid}-{now}", user_id=p.user_id)
-    return view(e)
+    for _ in range(SUBMIT_ATTEMPTS):
+        if e["status"] != "active":
+            raise Conflict("Only an active enrollment accepts a project submission")
+        now = clock.now_iso()
+        fields = {"submission_email": email, "submitted_at": now, "updated_at": now, "project_status": "submitted"}
+        email_id, mail_ops = outbox.pending_if_addressed(
+            "submission", e.get("student_email"), {"name": e.get("student_name", ""), "domainName": e["domain_name"]},
+            user_id=p.user_id)
+        try:
+            repo.submit_project(eid, p.user_id, fields, mail_ops, fresh=outbox.fresh_puts(mail_ops))
+        except ConditionFailed:
+            e = _owned(eid, p.user_id)  # unconfirmed while still active: retried
+            continue
+        outbox.announce(email_id)
+        return view({**e, **fields})
+    raise Contention("Could not record the submission, please retry")
 
 
 def cancel(p, eid: str) -> dict:

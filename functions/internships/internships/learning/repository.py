@@ -22,8 +22,10 @@ def get(eid: str, order: int, *, consistent: bool = True) -> dict | None:
 
 
 def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None, checks: list[dict] | None = None,
-                  now: str) -> dict:
-    """Conditional status change (``expect``: the status it must still have) with counters and index."""
+                  now: str, mail_ops: list[dict] | None = None, fresh: tuple[int, ...] = ()) -> dict:
+    """Conditional status change (``expect``: the status it must still have) with counters and index.
+    ``mail_ops`` (last): the email reporting the change, written in the same transaction (the
+    transactional outbox); ``fresh``: their indexes counted from the first of them (a collision: 503)."""
     pk, sk = plan.key(m["enrollment_id"], m["order"])
     cond_values: dict = {}
     cond = "attribute_exists(pk)"
@@ -38,7 +40,7 @@ def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None,
         *(checks or []),
         *counters.milestone_status_ops(m["status"], new_status),
     ]
-    table().transact(ops)
+    table().transact(ops + (mail_ops or []), fresh=tuple(len(ops) + i for i in fresh))
     return {**m, **fields, "status": new_status, "updated_at": now}
 
 

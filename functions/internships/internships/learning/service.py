@@ -7,13 +7,15 @@ enrollment ``active`` — all checked inside the same transaction as the write.
 from __future__ import annotations
 
 from lambdakit import clock
-from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Forbidden, NotFound
+from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Contention, Forbidden, NotFound
 
-from .. import notify
+from ..mail import outbox
 from . import plan
 from . import repository as repo
 
 STAFF_VIEW = ("review_milestones", "view_students", "manage_enrollments")
+#: attempts at a review whose condition failed while the milestone read back is still submitted
+REVIEW_ATTEMPTS = 3
 
 
 def view(m: dict, locked: bool) -> dict:
@@ -88,21 +90,32 @@ def submit(p, mid: str, data) -> dict:
 
 
 def review(p, mid: str, data) -> dict:
+    """submitted → reviewed | rejected, with the student's email written in the same transaction
+    (the transactional outbox, issue 23 rule 4: the email exists exactly when the review does).
+    A failed condition is read back before it is believed (rule 2): still submitted, it is retried."""
     m = _milestone(mid)
-    if m["status"] != "submitted":
-        raise Conflict(f"Only a submitted milestone can be reviewed (it is {m['status']})")
     new = "reviewed" if data.action == "approve" else "rejected"
-    now = clock.now_iso()
-    try:
-        m = repo.change_status(m, new, {"remarks": data.remarks, "reviewed_at": now, "reviewed_by": p.user_id},
-                               expect="submitted", now=now)
-    except ConditionFailed:
-        raise Conflict("The milestone was reviewed meanwhile") from None
     e = repo.enrollment(m["enrollment_id"]) or {}
-    notify.send("milestone_approved" if new == "reviewed" else "milestone_rejected", e.get("student_email"),
-                {"name": e.get("student_name", ""), "milestoneTitle": m["title"], "remarks": data.remarks or "-"},
-                dedupe_key=f"milestone-{mid}-{new}-{now}", user_id=m["user_id"])
-    return m
+    for _ in range(REVIEW_ATTEMPTS):
+        if m["status"] != "submitted":
+            raise Conflict(f"Only a submitted milestone can be reviewed (it is {m['status']})")
+        now = clock.now_iso()
+        email_id, mail_ops = outbox.pending_if_addressed(
+            "milestone_approved" if new == "reviewed" else "milestone_rejected", e.get("student_email"),
+            {"name": e.get("student_name", ""), "milestoneTitle": m["title"], "remarks": data.remarks or "-"},
+            user_id=m["user_id"])
+        try:
+            m = repo.change_status(m, new, {"remarks": data.remarks, "reviewed_at": now, "reviewed_by": p.user_id},
+                                   expect="submitted", now=now, mail_ops=mail_ops, fresh=outbox.fresh_puts(mail_ops))
+        except ConditionFailed:
+            cur = repo.get(m["enrollment_id"], m["order"], consistent=True)
+            if not cur or cur["status"] != "submitted":
+                raise Conflict("The milestone was reviewed meanwhile") from None
+            m = cur  # the condition failed yet it is still submitted: unconfirmed, retried
+            continue
+        outbox.announce(email_id)
+        return m
+    raise Contention("Could not review the milestone, please retry")
 
 
 def force_status(p, mid: str, data) -> tuple[dict, dict]:

@@ -1,8 +1,15 @@
-"""``enqueue``: the one way any internship domain sends an email.
+"""The email outbox: the one way any internship domain sends an email.
 
-It writes the email item (``status: pending``) — idempotent on ``dedupe_key``
-through a conditional put — then drops a message on the SQS email queue. It
-never talks to SES and never raises because of the queue: if SQS is briefly
+``enqueue`` writes the email item (``status: pending``) — idempotent on ``dedupe_key``
+through a conditional put — then drops a message on the SQS email queue: for an email
+that is itself the change (a password reset, an invoice sent by an admin, a reminder).
+An email that REPORTS a state change (a lead, a contact, a welcome, an enrollment,
+a milestone review, a project submission, a certificate) is written in that change's
+own transaction instead: ``pending`` / ``pending_if_addressed`` give its writes, the
+caller commits them with its own and then calls ``announce`` (issue 23 rule 4: the
+email exists exactly when the change does; nothing is half-queued).
+
+Neither talks to SES, and neither raises because of the queue: if SQS is briefly
 unavailable the item stays pending and the ``process-emails`` sweep sends it.
 
 ``attachments``: ``[{"filename": str, "content_type": str, "s3_key": str}]``;
@@ -87,14 +94,38 @@ def pending(template: str, to: str, data: dict, *, dedupe_key: str | None = None
     return item["id"], repo.email_ops(item, dedupe_key)
 
 
+def pending_if_addressed(template: str, to: str | None, data: dict, *, dedupe_key: str | None = None,
+                         attachments: list[dict] | None = None,
+                         user_id: str | None = None) -> tuple[str | None, list[dict]]:
+    """``pending`` for an email that must never refuse the business change it reports (a milestone
+    review, a project submission, a certificate): no address, or an address the outbox refuses,
+    gives no email (logged) and no writes: ``(None, [])``."""
+    if not to:
+        return None, []
+    try:
+        return pending(template, to, data, dedupe_key=dedupe_key, attachments=attachments, user_id=user_id)
+    except BadRequest:
+        logger.error("no %s email: invalid recipient address", template, extra={"user_id": user_id})
+        return None, []
+
+
+def fresh_puts(mail_ops: list[dict]) -> tuple[int, ...]:
+    """Indexes, in ``mail_ops`` (the writes ``pending`` gave), of the email item's put: a key minted
+    for this write, so a condition failure on it alone is an id collision (``Table.transact(fresh=...)``:
+    503), never a domain conflict. The caller shifts them by where it appended ``mail_ops``."""
+    return tuple(i for i, op in enumerate(mail_ops) if "put" in op and str(op["put"].get("pk", "")).startswith("EMAILQ#"))
+
+
 def queued(dedupe_key: str) -> bool:
     """True when an email holds ``dedupe_key`` (read consistently)."""
     return repo.dedupe_owner(dedupe_key) is not None
 
 
-def announce(email_id: str) -> None:
+def announce(email_id: str | None) -> None:
     """Count a committed email and drop its message on the queue; never raises because of the queue
-    (the email stays pending and the ``process-emails`` sweep sends it)."""
+    (the email stays pending and the ``process-emails`` sweep sends it). ``None`` (no email): nothing."""
+    if not email_id:
+        return
     count("EmailsQueued")
     try:
         repo.send_work(email_id)

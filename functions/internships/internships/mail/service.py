@@ -51,10 +51,22 @@ def _build_raw(sender: str, to: str, subject: str, html: str, attachments: list[
         try:
             data = repo.read_attachment(a["s3_key"])
         except Exception as exc:  # noqa: BLE001
-            raise PermanentFailure(f"attachment {a.get('filename')} unavailable") from exc
+            if _missing(exc):
+                raise PermanentFailure(f"attachment {a.get('filename')} unavailable") from exc
+            raise  # S3 busy or unreachable: retried with the email (never failed, nor sent without it)
         msg.add_attachment(data, maintype=maintype or "application", subtype=subtype or "octet-stream",
                            filename=a["filename"])
     return msg.as_bytes()
+
+
+def _missing(exc: Exception) -> bool:
+    """An attachment that can never be read (no such object or bucket, refused, too large), as
+    opposed to a fault of S3 that a later attempt outlives."""
+    if isinstance(exc, ValueError):
+        return True
+    response = getattr(exc, "response", None)
+    code = str(((response or {}).get("Error") or {}).get("Code", "")) if isinstance(response, dict) else ""
+    return code in ("NoSuchKey", "NoSuchBucket", "404", "403", "AccessDenied", "InvalidObjectState")
 
 
 def deliver(email: dict, subject: str, html: str) -> str:
