@@ -11,7 +11,7 @@ from ..identity.principal import ROLES
 
 
 class CreateUser(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)  # email_validator on first use only (cold start)
 
     email: EmailStr
     password: str = Field(min_length=8, max_length=256)
