@@ -25,8 +25,6 @@ import pytest
 
 from tests.exams.delivery.delivery_helpers import mcq
 
-from tests.campaigns.conftest import camp, pipe  # noqa: F401
-
 from .inject import inject
 from .s3inject import PERMANENT, PRESIGN_PERMANENT, PRESIGN_TRANSIENT, TRANSIENT, expected, keys, s3_fault
 
@@ -144,6 +142,21 @@ def test_proctoring_event_list_presign_failure(tenant, started, fault):
 
 
 # ================================================================ campaigns: attachments
+@pytest.fixture
+def camp(campaigns_app, auth_headers):
+    client = campaigns_app.campaigns
+    client.default_headers = dict(auth_headers)
+    yield client
+    client.default_headers = {}
+
+
+@pytest.fixture
+def pipe(campaigns_app):
+    from tests.campaigns.conftest import Pipeline
+
+    return Pipeline(campaigns_app)
+
+
 SANDBOX = {"provider": "sandbox", "from_email": "news@example.com"}
 PDF = b"%PDF-1.4 attachment"
 
