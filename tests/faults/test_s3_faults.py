@@ -520,3 +520,23 @@ def test_mail_attachment_read_failure_is_retried_not_failed(internships_app, fau
     mrepo.table().update(*mrepo.email_key(eid), set={"next_attempt_at": "2000-01-01T00:00:00.000Z"})
     assert mail.process_email(eid) == "sent"
     assert mrepo.get_email(eid)["status"] == "sent"
+
+
+@pytest.mark.parametrize("fault", ["SlowDown", "AccessDenied"])
+def test_certificate_issue_whose_pdf_cannot_be_stored_still_completes(api, sa, seed, intern_users, fault):
+    """The order reversed on purpose: completing the enrollment and issuing its certificate is the
+    committed change; storing its PDF afterwards is best effort (an error answer would make the
+    admin redo a change that happened). No ``pdf_key`` is recorded; the first download renders and
+    stores it."""
+    st = intern_users.student()
+    e = seed.enrollment(st, seed.domain(), status="active")
+    with s3_fault("PutObject", fault) as f:
+        r = api.post(f"/api/admin/enrollments/{e['id']}/approve", headers=sa.headers, json={"force": True})
+    assert f.fired == 1
+    assert r.status in (200, 201), r.text
+    cid = r.json()["certificate"]["certificateId"]
+    assert "pdf_key" not in seed.t.get(f"CERT#{cid}", "CERT") and keys(_files_bucket(), "certificates/") == []
+    r = api.get(f"/api/certificates/{cid}/download", headers=st.headers)
+    assert r.status == 200 and r.body.startswith(b"%PDF")
+    assert seed.t.get(f"CERT#{cid}", "CERT")["pdf_key"] == f"certificates/{cid}.pdf"
+    assert keys(_files_bucket(), "certificates/") == [f"certificates/{cid}.pdf"]
