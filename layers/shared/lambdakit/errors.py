@@ -144,3 +144,30 @@ class ConditionFailed(Exception):
         self.reasons = reasons or []
         self.item = item
         self.failed_ops = [i for i, r in enumerate(self.reasons) if r == "ConditionalCheckFailed"]
+
+
+class FileStoreUnavailable(ServiceUnavailable):
+    """S3 answered "busy" or could not be reached after botocore's retries (SlowDown, a 5xx,
+    a timeout, a dropped connection, a cut response stream; see ``lambdakit.s3``): 503 with
+    ``Retry-After``, code ``FILE_STORE_UNAVAILABLE``. Nothing was recorded as stored."""
+
+    status, code = 503, "FILE_STORE_UNAVAILABLE"
+
+    def __init__(self, message: str = "The file store is unavailable, please retry", *, aws_code: str = "",
+                 **kw: Any) -> None:
+        kw.setdefault("headers", {"Retry-After": "1"})
+        super().__init__(message, **kw)
+        self.aws_code = aws_code
+
+
+class FileStoreError(ApiError):
+    """S3 refused a call for a reason a retry does not cure (access denied, no credentials, a
+    request it rejects; see ``lambdakit.s3``): 500 ``FILE_STORE_ERROR`` without internals (the
+    AWS error code is logged). Nothing was recorded as stored."""
+
+    status, code = 500, "FILE_STORE_ERROR"
+
+    def __init__(self, message: str = "The file store failed; nothing was stored", *, aws_code: str = "",
+                 **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.aws_code = aws_code

@@ -24,6 +24,10 @@ KEY = "x-lambdakit"
 # 503: lambdakit.errors.Contention, a transaction still conflicting after its retries (any route
 # that writes can meet it; Retry-After: 1).
 STANDARD_ERRORS = (401, 403, 404, 429, 500, 503)
+#: ``doc(notes={503: FILE_STORE_NOTE})`` on a route that calls S3 (``lambdakit.s3``, issue 23 rule 4)
+FILE_STORE_NOTE = ("Code FILE_STORE_UNAVAILABLE with Retry-After: 1 (S3 answered SlowDown or a 5xx, or timed out, "
+                   "after the SDK's retries): send the same request again. Any other S3 failure is a 500 "
+                   "FILE_STORE_ERROR, with the same effect.")
 REASONS = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found", 409: "Conflict",
            410: "Gone", 413: "Payload too large", 415: "Unsupported media type", 422: "Validation failed",
            429: "Rate limited", 500: "Server error", 503: "Service unavailable"}
@@ -32,7 +36,8 @@ REASONS = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: 
 def doc(*, body: str | None = None, query: str | None = None, response: str | None = None,
         status: int = 200, errors: Iterable[int] = (), public: bool = False, list_key: str | None = None,
         paginated: bool = False, content_type: str | None = None, form: dict[str, str] | None = None,
-        redirect: bool = False, also: dict[int, str] | None = None, body_optional: bool = False) -> dict[str, Any]:
+        redirect: bool = False, also: dict[int, str] | None = None, body_optional: bool = False,
+        notes: dict[int, str] | None = None) -> dict[str, Any]:
     """Documentation for one route (``openapi_extensions=doc(...)``).
 
     ``body``/``query``/``response``: ``"module:Class"`` pydantic models. ``list_key``: the
@@ -42,11 +47,14 @@ def doc(*, body: str | None = None, query: str | None = None, response: str | No
     ``also``: further success answers ``{status: "module:Class"}`` (JSON, in the service's
     envelope), e.g. ``{202: "pkg.models:JobStarted"}`` for a route that may hand work to a job.
     ``body_optional``: the route also accepts no body at all.
+    ``notes``: what an error answer means on this route ``{status: text}``, appended to its
+    description (a 503 with a note also documents its ``Retry-After`` header), e.g.
+    ``{503: FILE_STORE_NOTE}`` for a route whose S3 call may find S3 busy.
     """
     return {KEY: {"body": body, "query": query, "response": response, "status": status, "errors": list(errors),
                   "public": public, "list_key": list_key, "paginated": paginated, "content_type": content_type,
                   "form": form, "redirect": redirect, "also": {str(k): v for k, v in (also or {}).items()},
-                  "body_optional": body_optional}}
+                  "body_optional": body_optional, "notes": {str(k): v for k, v in (notes or {}).items()}}}
 
 
 def _model(ref: str):
@@ -136,9 +144,15 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
             errs.update(s for s in STANDARD_ERRORS if not (info.get("public") and s in (401, 403)))
             if info.get("body") or info.get("query") or info.get("form") or op.get("parameters"):
                 errs.add(validation_status)
+            notes = info.get("notes") or {}
+            errs.update(int(c) for c in notes)
             for code in sorted(errs):
-                responses[str(code)] = {"description": REASONS.get(code, "Error"),
+                note = notes.get(str(code))
+                responses[str(code)] = {"description": REASONS.get(code, "Error") + (f": {note}" if note else ""),
                                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+                if note and code == 503:
+                    responses[str(code)]["headers"] = {"Retry-After": {
+                        "description": "Seconds to wait before retrying", "schema": {"type": "integer"}}}
             op["responses"] = responses
             if info.get("body"):
                 op["requestBody"] = {"required": not info.get("body_optional"), "content": {"application/json": {

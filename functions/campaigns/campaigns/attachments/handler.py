@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import principal, require
 from ..http import ok
@@ -24,7 +24,8 @@ router = APIGatewayHttpRouter()
                          "/email/bulk. Stored files expire after about a day. Another account's id is "
                          "unknown (422 on the send).",
              openapi_extensions=doc(body="campaigns.attachments.models:AttachmentCreate",
-                                    response="campaigns.attachments.models:AttachmentCreated", status=201))
+                                    response="campaigns.attachments.models:AttachmentCreated", status=201,
+                                    notes={503: "S3 busy or unreachable while signing the upload form. " + FILE_STORE_NOTE}))
 def create_attachment():
     body = parse_model(AttachmentCreate, json_object(router))
     return ok(service.create_upload(principal(router).account_id, body), "Upload the file to upload.url", status=201)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-from lambdakit import aws
+from lambdakit import s3
 
 from ..settings import settings
 
@@ -26,33 +26,24 @@ def key(account_id: str, attachment_id: str) -> str:
 
 def presigned_upload(k: str, *, filename: str, content_type: str, max_bytes: int, ttl: int) -> dict:
     meta = quote(filename, safe="")
-    return aws.client("s3").generate_presigned_post(
-        Bucket=settings().files_bucket, Key=k,
-        Fields={"Content-Type": content_type, "x-amz-meta-filename": meta},
-        Conditions=[["content-length-range", 1, max_bytes], {"Content-Type": content_type},
-                    {"x-amz-meta-filename": meta}],
-        ExpiresIn=ttl)
+    return s3.presign_post(settings().files_bucket, k,
+                           fields={"Content-Type": content_type, "x-amz-meta-filename": meta},
+                           conditions=[["content-length-range", 1, max_bytes], {"Content-Type": content_type},
+                                       {"x-amz-meta-filename": meta}], expires=ttl)
+
+
+#: without s3:ListBucket S3 answers a missing key with 403: an upload that is not (or no longer) there
+_ABSENT = s3.MISSING_CODES | {"403"}
 
 
 def head(k: str) -> Stored | None:
-    from botocore.exceptions import ClientError
-
-    try:
-        h = aws.client("s3").head_object(Bucket=settings().files_bucket, Key=k)
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound", "403"):
-            return None
-        raise
+    """The stored upload, ``None`` when absent; S3 failures are ``lambdakit.s3``'s (503/500)."""
+    h = s3.head(settings().files_bucket, k, missing=_ABSENT)
+    if h is None:
+        return None
     return Stored(size=int(h["ContentLength"]), type=h.get("ContentType") or "application/octet-stream",
                   filename=unquote((h.get("Metadata") or {}).get("filename") or ""))
 
 
 def read(k: str) -> bytes | None:
-    from botocore.exceptions import ClientError
-
-    try:
-        return aws.client("s3").get_object(Bucket=settings().files_bucket, Key=k)["Body"].read()
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound", "403"):
-            return None
-        raise
+    return s3.get(settings().files_bucket, k, missing=_ABSENT)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, int_query, json_object, parse_model, query
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..attachments.handler import router as attachments_router
 from ..auth import principal, require
@@ -30,7 +30,8 @@ def _acct() -> str:
                          "40,000,000 bytes (SES v2: 40 MB after base64 encoding, ~29 MB of attachments); each "
                          "upload at most 26,214,400 bytes. Over any: 422 on attachments. The JSON body must "
                          "fit Lambda's 6 MB event; bigger bodies get API Gateway's own 413.",
-             openapi_extensions=doc(body="campaigns.sending.models:SendEmail", response="campaigns.sending.models:SendOut", errors=(409,)))
+             openapi_extensions=doc(body="campaigns.sending.models:SendEmail", response="campaigns.sending.models:SendOut", errors=(409,),
+                                    notes={503: "S3 busy or unreachable while reading an uploaded attachment: nothing is sent. " + FILE_STORE_NOTE}))
 def send_email():
     raw = json_object(router)
     parse_model(SendEmail, raw)  # validate before taking the idempotency key
@@ -45,7 +46,8 @@ def send_email():
                          "send_in_parallel, batch_size (1-1000, default 100), attachments [{attachment_id, "
                          "filename?, type?}] (uploads only, at most 20; the message with them at most 40,000,000 "
                          "bytes encoded). 202 with bulk_id, total, queued.",
-             openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,)))
+             openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,),
+                                    notes={503: "S3 busy or unreachable while checking an uploaded attachment: nothing is queued. " + FILE_STORE_NOTE}))
 def send_bulk():
     raw = json_object(router)
     parse_model(BulkSend, raw)

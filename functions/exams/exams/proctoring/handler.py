@@ -4,7 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, json_object, parse_model, query
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
@@ -22,7 +22,9 @@ def _token() -> str | None:
 @router.post("/api/proctoring/events", summary="Record a proctoring event", middlewares=[optional_auth],
              description="201 for a recorded event, 200 with duplicate=true when the same type was recorded in the "
                          "last 30 s. Guests authenticate with attempt_token.",
-             openapi_extensions=doc(body="exams.proctoring.models:EventIn", query="exams.apidoc:AttemptTokenQuery", response="exams.proctoring.models:EventOut", status=201, errors=(409, 503)))
+             openapi_extensions=doc(body="exams.proctoring.models:EventIn", query="exams.apidoc:AttemptTokenQuery", response="exams.proctoring.models:EventOut", status=201, errors=(409, 503),
+                                    notes={503: "S3 busy or unreachable while storing the evidence image or signing its link: no event is recorded, "
+                                                "the risk score is unchanged. " + FILE_STORE_NOTE}))
 def post_event():
     body = parse_model(EventIn, json_object(router))
     data, created = service.record_event(principal(router), _token(), body.model_dump())
@@ -30,7 +32,8 @@ def post_event():
 
 
 @router.get("/api/proctoring/events", summary="Proctoring events of an attempt (paginated)", middlewares=[optional_auth],
-            openapi_extensions=doc(query="exams.proctoring.models:EventListQuery", response="exams.proctoring.models:EventOut", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.proctoring.models:EventListQuery", response="exams.proctoring.models:EventOut", paginated=True, errors=(503,),
+                                   notes={503: "S3 busy or unreachable while signing the evidence links. " + FILE_STORE_NOTE}))
 def list_events():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = service.list_events(principal(router), _token(), query(router, "attempt_id"), page=req.page,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lambdakit import aws
+from lambdakit import s3
 from lambdakit.errors import ConditionFailed, Contention
 
 from ..settings import settings
@@ -54,6 +54,16 @@ def record(event: dict, *, attempt_id: str, score: int, dedup_cutoff: float) -> 
     raise Contention("The event could not be recorded, please retry", reasons=["ConditionUnconfirmed"])
 
 
+def event_absent(attempt_id: str, event: dict) -> bool:
+    """Is the event surely NOT recorded (read back after a failed ``record``)? ``False`` when the
+    read fails too: its evidence object then stays for the bucket's lifecycle rule."""
+    try:
+        return table().get(f"ATTEMPT#{attempt_id}", f"P#EV#{event['created_at']}#{event['id']}",
+                           consistent=True) is None
+    except Exception:  # noqa: BLE001 - the caller re-raises the record's own failure
+        return False
+
+
 def dedup_marker(attempt_id: str, event_type: str) -> dict | None:
     return table().get(f"ATTEMPT#{attempt_id}", f"P#DEDUP#{event_type}", consistent=True)
 
@@ -65,15 +75,15 @@ def page(attempt_id: str, *, page: int, limit: int, cursor: str | None):
 
 
 def put_evidence(key: str, data: bytes, content_type: str) -> None:
-    aws.client("s3").put_object(Bucket=settings().evidence_bucket, Key=key, Body=data, ContentType=content_type,
-                                ServerSideEncryption="AES256")
+    """Store an evidence image; S3 failures are ``lambdakit.s3``'s domain errors (503/500)."""
+    s3.put(settings().evidence_bucket, key, data, content_type=content_type)
 
 
 def delete_evidence(key: str) -> None:
-    aws.client("s3").delete_object(Bucket=settings().evidence_bucket, Key=key)
+    """Best effort: the object of an event that was not recorded (the ``evidence/`` lifecycle
+    rule expires whatever stays behind)."""
+    s3.delete_quietly(settings().evidence_bucket, key)
 
 
 def evidence_url(key: str) -> str:
-    return aws.client("s3").generate_presigned_url(
-        "get_object", Params={"Bucket": settings().evidence_bucket, "Key": key},
-        ExpiresIn=settings().evidence_url_ttl_seconds)
+    return s3.presign_url("get_object", settings().evidence_bucket, key, settings().evidence_url_ttl_seconds)

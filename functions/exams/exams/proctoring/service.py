@@ -93,9 +93,13 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
           "student_id": a.get("student_id")}
     if body.get("metadata"):
         ev["metadata"] = json.dumps(body["metadata"], separators=(",", ":"), default=str)[:2000]
+    evidence_url = None
     if blob_mime:
+        # issue 23 rule 4: the link is made and the object stored BEFORE the event is recorded; an
+        # S3 failure (503 FILE_STORE_UNAVAILABLE / 500 FILE_STORE_ERROR) leaves no event, no risk
         ev["evidence_key"] = f"evidence/{a['client_id']}/{a['id']}/{event_id}.{EXTENSIONS[blob_mime[1]]}"
         ev["evidence_type"] = blob_mime[1]
+        evidence_url = repo.evidence_url(ev["evidence_key"])
         repo.put_evidence(ev["evidence_key"], blob_mime[0], blob_mime[1])
     try:
         repo.record(ev, attempt_id=a["id"], score=rule.score, dedup_cutoff=now - s.proctoring_dedup_seconds)
@@ -111,6 +115,11 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
         return {"id": marker.get("event_id"), "event_type": et, "severity": rule.severity, "score": 0,
                 "risk_score": int(cur.get("risk_score") or 0), "duplicate": True,
                 "attempt_status": cur["status"]}, False
+    except Exception:
+        # the record failed: its object is orphaned unless the event was written after all
+        if ev.get("evidence_key") and repo.event_absent(a["id"], ev):
+            repo.delete_evidence(ev["evidence_key"])
+        raise
     count("ProctoringEvents")
     cur = attempts.load(a["id"])
     risk = int(cur.get("risk_score") or 0)
@@ -129,8 +138,8 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
            metadata={"event_type": et, "severity": rule.severity, "risk_score": risk, "auto_submitted": auto})
     out = {"id": event_id, "event_type": et, "severity": rule.severity, "score": rule.score, "risk_score": risk,
            "duplicate": False, "attempt_status": cur["status"], "auto_submitted": auto}
-    if ev.get("evidence_key"):
-        out["evidence_url"] = repo.evidence_url(ev["evidence_key"])
+    if evidence_url:
+        out["evidence_url"] = evidence_url
         out["evidence_url_expires_in"] = s.evidence_url_ttl_seconds
     return out, True
 

@@ -103,13 +103,15 @@ def run(admin_id: str, entity: str, filters: dict, delivery: str = "auto") -> di
     elif delivery == "direct":
         limit = cfg.export_direct_hard_max_rows
     result = write_csv(columns, rows, direct_max_rows=limit, key=key, filename=filename)
-    activity.record(admin_id, "export.create", "export", entity,
-                    after={"entity": entity, "filters": filters, "rows": result["rows"], "mode": result["mode"]})
     result["filename"] = filename
     if result["mode"] == "s3":
+        # the link before the activity entry: an S3 failure (503/500) records no "export.create"
+        # (the stored file, named by a fresh id, is never handed out and expires with exports/)
         ttl = cfg.export_url_ttl_seconds
         result["url"] = repo.presign_download(key, ttl)
         import datetime as _dt
 
         result["expiresAt"] = clock.iso(clock.now() + _dt.timedelta(seconds=ttl))
+    activity.record(admin_id, "export.create", "export", entity,
+                    after={"entity": entity, "filters": filters, "rows": result["rows"], "mode": result["mode"]})
     return result

@@ -7,7 +7,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import json_object, parse_model, query
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
@@ -73,7 +73,9 @@ def get_conversion():
 
 
 @router.post("/api/admin/export", middlewares=[require_permission("export_data")],
-             openapi_extensions=doc(body=_M + "ExportRequest", response=_M + "ExportLink"),
+             openapi_extensions=doc(body=_M + "ExportRequest", response=_M + "ExportLink",
+                                    notes={503: "S3 busy or unreachable while streaming the export (the upload is aborted) or signing its "
+                                                "link: no export is recorded. " + FILE_STORE_NOTE}),
              summary="CSV export",
              description="Body {entity: users|enrollments|certificates|domains, filters: {...}, delivery: "
                          "auto|direct|s3}. Small results (auto) download directly as text/csv; large ones are "

@@ -27,21 +27,24 @@ def put_site_settings(changes: dict[str, Any], admin_id: str) -> dict:
 # ---------------------------------------------------------------- export files (S3)
 class MultipartCsvUpload:
     """Streams an export to S3 with a multipart upload (parts of at least 5 MiB, the last
-    one smaller); ``abort`` on failure so no half-written object is ever visible."""
+    one smaller); ``abort`` on failure so no half-written object is ever visible. S3 failures
+    are ``lambdakit.s3``'s domain errors (503 ``Retry-After`` when transient, else 500)."""
 
     PART_SIZE = 8 * 1024 * 1024
 
     def __init__(self, key: str, filename: str) -> None:
-        from lambdakit import aws
+        from lambdakit import aws, s3
 
         self.s3 = aws.client("s3")
+        self.guard = s3.guard
         self.bucket = settings().files_bucket
         self.key = key
         self.buffer = bytearray()
         self.parts: list[dict] = []
-        resp = self.s3.create_multipart_upload(
-            Bucket=self.bucket, Key=key, ContentType="text/csv; charset=utf-8",
-            ContentDisposition=f'attachment; filename="{filename}"', ServerSideEncryption="AES256")
+        with self.guard("CreateMultipartUpload", "The export could not be stored"):
+            resp = self.s3.create_multipart_upload(
+                Bucket=self.bucket, Key=key, ContentType="text/csv; charset=utf-8",
+                ContentDisposition=f'attachment; filename="{filename}"', ServerSideEncryption="AES256")
         self.upload_id = resp["UploadId"]
 
     def write(self, data: bytes) -> None:
@@ -53,15 +56,17 @@ class MultipartCsvUpload:
         if not self.buffer and self.parts:
             return
         n = len(self.parts) + 1
-        resp = self.s3.upload_part(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id, PartNumber=n,
-                                   Body=bytes(self.buffer))
+        with self.guard("UploadPart", "The export could not be stored"):
+            resp = self.s3.upload_part(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id, PartNumber=n,
+                                       Body=bytes(self.buffer))
         self.parts.append({"ETag": resp["ETag"], "PartNumber": n})
         self.buffer = bytearray()
 
     def complete(self) -> None:
         self._flush()
-        self.s3.complete_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id,
-                                          MultipartUpload={"Parts": self.parts})
+        with self.guard("CompleteMultipartUpload", "The export could not be stored"):
+            self.s3.complete_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id,
+                                              MultipartUpload={"Parts": self.parts})
 
     def abort(self) -> None:
         try:
@@ -71,10 +76,9 @@ class MultipartCsvUpload:
 
 
 def presign_download(key: str, expires: int) -> str:
-    from lambdakit import aws
+    from lambdakit import s3
 
-    return aws.client("s3").generate_presigned_url(
-        "get_object", Params={"Bucket": settings().files_bucket, "Key": key}, ExpiresIn=expires)
+    return s3.presign_url("get_object", settings().files_bucket, key, expires)
 
 
 # ---------------------------------------------------------------- counters read by analytics

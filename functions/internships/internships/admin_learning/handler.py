@@ -7,7 +7,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.errors import ValidationFailed
 from lambdakit.http import header, int_query, json_object, parse_model, raw_body
 from lambdakit.listing import list_body, list_request
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..admin_common.dates import iso_bounds
 from ..auth import principal, require_permission
@@ -145,7 +145,9 @@ def create_resource():
 
 @router.post("/api/admin/resources/upload", middlewares=[require_permission("manage_resources")],
              openapi_extensions=doc(form={"file": "file", "resource_type": "string"}, response=_M + "UploadOut",
-                                    status=201, errors=(413,)),
+                                    status=201, errors=(413,),
+                                    notes={503: "S3 busy or unreachable while storing the file or signing its link: no file is kept, no activity "
+                                                "entry. " + FILE_STORE_NOTE}),
              summary="Upload a resource file (multipart)",
              description="multipart/form-data: file, resource_type. Stored in the files bucket; returns file_key "
                          "for POST /api/admin/resources and a short-lived download url.")
@@ -154,7 +156,8 @@ def upload_resource():
 
 
 @router.post("/api/admin/resources/sign", middlewares=[require_permission("manage_resources")],
-             openapi_extensions=doc(body=_M + "SignRequest", response=_M + "SignOut"),
+             openapi_extensions=doc(body=_M + "SignRequest", response=_M + "SignOut",
+                                    notes={503: "S3 busy or unreachable while signing the upload URL: no activity entry. " + FILE_STORE_NOTE}),
              summary="Presigned upload URL",
              description="Body {filename, content_type, resource_type?} → {uploadUrl, method PUT, headers, key}.")
 def sign_resource():
@@ -163,7 +166,8 @@ def sign_resource():
 
 
 @router.get("/api/admin/resources/<id>", middlewares=[require_permission("manage_resources")],
-            openapi_extensions=doc(response=_M + "ResourceOut"),
+            openapi_extensions=doc(response=_M + "ResourceOut",
+                                   notes={503: "S3 busy or unreachable while signing the file's download link. " + FILE_STORE_NOTE}),
             summary="One resource")
 def get_resource(id: str):
     return ok({"success": True, "resource": resources.get(id)})
@@ -264,7 +268,9 @@ def list_invoices():
 
 @router.post("/api/admin/invoices/<id>/send", middlewares=[require_permission("manage_invoices")],
              openapi_extensions=doc(body=_M + "InvoiceSend", response=_M + "InvoiceSendOut", status=202,
-                                    errors=(409,)),
+                                    errors=(409,),
+                                    notes={503: "S3 busy or unreachable while storing the invoice PDF: no email is queued, the invoice is not "
+                                                "marked sent. " + FILE_STORE_NOTE}),
              summary="Email an invoice", description="Body (optional) {to}; default the student's email. The PDF is "
                                                      "attached. 202 with the queued email id.")
 def send_invoice(id: str):

@@ -242,19 +242,17 @@ def delete_resource(rid: str) -> bool:
 
 
 def s3_put(key: str, data: bytes, content_type: str) -> None:
-    from lambdakit import aws
+    """Store an uploaded resource file; S3 failures are ``lambdakit.s3``'s domain errors (503/500)."""
+    from lambdakit import s3
 
-    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=data, ContentType=content_type,
-                                ServerSideEncryption="AES256")
+    s3.put(settings().files_bucket, key, data, content_type=content_type)
 
 
 def presign(method: str, key: str, expires: int, content_type: str | None = None) -> str:
-    from lambdakit import aws
+    from lambdakit import s3
 
-    params = {"Bucket": settings().files_bucket, "Key": key}
-    if content_type and method == "put_object":
-        params["ContentType"] = content_type
-    return aws.client("s3").generate_presigned_url(method, Params=params, ExpiresIn=expires)
+    params = {"ContentType": content_type} if content_type and method == "put_object" else {}
+    return s3.presign_url(method, settings().files_bucket, key, expires, **params)
 
 
 def set_submission(eid: str, status: str, remarks: str, admin_id: str, now: str) -> None:

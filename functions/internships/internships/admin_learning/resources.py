@@ -141,11 +141,12 @@ def upload(admin_id: str, body: bytes, content_type_header: str | None) -> dict:
     if declared in ("application/pdf", "image/png", "image/jpeg", "image/webp") and sniffed != declared:
         raise BadRequest("File content does not match its type")
     key = _key(f.filename, declared)
-    repo.s3_put(key, f.data, declared)
+    url = repo.presign("get_object", key, 3600)  # before the upload: a presign failure stores nothing
+    repo.s3_put(key, f.data, declared)  # an S3 failure: 503/500, and no "resource.upload" entry
     activity.record(admin_id, "resource.upload", "file", key, after={"size": len(f.data), "content_type": declared,
                                                                      "resource_type": rtype})
     return {"key": key, "file_key": key, "contentType": declared, "size": len(f.data), "resource_type": rtype,
-            "url": repo.presign("get_object", key, 3600)}
+            "url": url}
 
 
 def sign(admin_id: str, filename: str, content_type: str, resource_type: str) -> dict:

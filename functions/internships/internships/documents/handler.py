@@ -36,6 +36,8 @@ def verify(certificateId: str):  # noqa: N803
 
 @router.get("/api/certificates/<certificateId>/download", summary="Certificate PDF (owner or manage_certificates)",
             middlewares=[require_user],
+            description="The stored PDF; when it is not stored, or S3 cannot read it now, the PDF is rendered "
+                        "again and served (never a 503 for S3).",
              openapi_extensions=doc(content_type="application/pdf", errors=(409,)))
 def download_certificate(certificateId: str):  # noqa: N803
     return _pdf(*service.certificate_pdf(principal(router), certificateId))

@@ -3,7 +3,7 @@ certificate templates' keys (``CERTTPL#<id>`` / ``CERTTPL``, the active one name
 ``ACTIVE``): ADMIN writes them (``admin_learning.repository``), the certificate PDF reads the active one."""
 from __future__ import annotations
 
-from lambdakit import aws
+from lambdakit import s3
 
 from ..settings import settings
 from ..store import clean as _clean
@@ -57,13 +57,10 @@ def set_pdf_key(kind: str, item_id: str, key: str) -> None:
 
 
 def put_pdf(key: str, data: bytes) -> None:
-    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=data, ContentType="application/pdf",
-                                ServerSideEncryption="AES256")
+    """S3 failures are ``lambdakit.s3``'s domain errors (503 ``Retry-After`` when transient, else 500)."""
+    s3.put(settings().files_bucket, key, data, content_type="application/pdf")
 
 
 def get_pdf(key: str) -> bytes | None:
-    s3 = aws.client("s3")
-    try:
-        return s3.get_object(Bucket=settings().files_bucket, Key=key)["Body"].read()
-    except s3.exceptions.NoSuchKey:
-        return None
+    """The stored PDF, ``None`` when it is not there."""
+    return s3.get(settings().files_bucket, key)

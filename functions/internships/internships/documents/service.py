@@ -5,7 +5,16 @@ import datetime as dt
 import logging
 
 from lambdakit import clock
-from lambdakit.errors import ConditionFailed, Conflict, Contention, Gone, NotFound, RateLimited
+from lambdakit.errors import (
+    ConditionFailed,
+    Conflict,
+    Contention,
+    FileStoreError,
+    FileStoreUnavailable,
+    Gone,
+    NotFound,
+    RateLimited,
+)
 from lambdakit.observability import count
 
 from ..accounts import repository as accounts_repo
@@ -110,9 +119,20 @@ def certificate_pdf(p, cert_id: str) -> tuple[str, bytes]:
         raise NotFound("Certificate not found")
     if c.get("revoked") and c["user_id"] == p.user_id:
         raise NotFound("Certificate not found")
-    data = repo.get_pdf(c["pdf_key"]) if c.get("pdf_key") else None
-    if data is None:
-        data = _render_certificate(c)
+    stored: bytes | None = None
+    readable = True
+    if c.get("pdf_key"):
+        try:
+            stored = repo.get_pdf(c["pdf_key"])
+        except (FileStoreUnavailable, FileStoreError):
+            # issue 23 rule 4: the stored copy cannot be read now: the PDF is rendered again and
+            # served, and not stored over a copy that may well be intact
+            logger.warning("stored certificate PDF unreadable, rendering it", extra={"pdf_key": c["pdf_key"]})
+            readable = False
+    if stored is not None:
+        return f"{c['certificate_id']}.pdf", stored
+    data = _render_certificate(c)
+    if readable:
         try:
             repo.put_pdf(f"certificates/{c['certificate_id']}.pdf", data)
             repo.set_pdf_key("certificate", c["certificate_id"], f"certificates/{c['certificate_id']}.pdf")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model, query
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
@@ -34,7 +34,8 @@ def submit(id: str):  # noqa: A002
 
 @router.get("/api/resources/<enrollmentId>", summary="Learning resources of the enrollment's domain, by week",
             middlewares=[require_user],
-             openapi_extensions=doc(response="internships.learning.models:ResourcesResponse"))
+             openapi_extensions=doc(response="internships.learning.models:ResourcesResponse",
+                                    notes={503: "S3 busy or unreachable while signing the files' download links. " + FILE_STORE_NOTE}))
 def resources(enrollmentId: str):  # noqa: N803
     return ok({"success": True, **service.resources(principal(router), enrollmentId)})
 

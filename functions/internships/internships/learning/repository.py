@@ -84,12 +84,11 @@ def enrollment_check(eid: str, status: str) -> dict:
 
 def presigned_download(key: str, seconds: int = 3600) -> str:
     """A short-lived GET URL for a resource file uploaded by staff (``file_key`` in the files bucket)."""
-    from lambdakit import aws
+    from lambdakit import s3
 
     from ..settings import settings
 
-    return aws.client("s3").generate_presigned_url("get_object", Params={"Bucket": settings().files_bucket,
-                                                                        "Key": key}, ExpiresIn=seconds)
+    return s3.presign_url("get_object", settings().files_bucket, key, seconds)
 
 
 def resources_for_domain(domain_id: str) -> list[dict]:

@@ -208,11 +208,12 @@ def send_work(email_id: str, delay_seconds: int = 0) -> None:
                                    DelaySeconds=max(0, min(900, int(delay_seconds))))
 
 
-def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes:
-    obj = aws.client("s3").get_object(Bucket=settings().files_bucket, Key=key)
-    if int(obj.get("ContentLength") or 0) > max_bytes:
-        raise ValueError("attachment too large")
-    return obj["Body"].read()
+def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes | None:
+    """The attachment's bytes, ``None`` when the object is gone; ``ValueError`` (``ObjectTooLarge``)
+    over ``max_bytes``; S3 failures are ``lambdakit.s3``'s (``FileStoreUnavailable`` when transient)."""
+    from lambdakit import s3
+
+    return s3.get(settings().files_bucket, key, max_bytes=max_bytes)
 
 
 def ses_send(*, sender: str, to: str, subject: str, html: str, raw: bytes | None = None,

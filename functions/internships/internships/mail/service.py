@@ -14,7 +14,7 @@ import logging
 from email.message import EmailMessage
 
 from lambdakit import clock
-from lambdakit.errors import BadRequest, Conflict, NotFound
+from lambdakit.errors import BadRequest, Conflict, FileStoreUnavailable, NotFound
 from lambdakit.observability import count
 from lambdakit.pagination import page_meta, page_request
 from lambdakit.settings import effective_email_provider
@@ -50,23 +50,15 @@ def _build_raw(sender: str, to: str, subject: str, html: str, attachments: list[
         maintype, _, subtype = (a.get("content_type") or "application/octet-stream").partition("/")
         try:
             data = repo.read_attachment(a["s3_key"])
-        except Exception as exc:  # noqa: BLE001
-            if _missing(exc):
-                raise PermanentFailure(f"attachment {a.get('filename')} unavailable") from exc
-            raise  # S3 busy or unreachable: retried with the email (never failed, nor sent without it)
+        except ValueError as exc:  # over the size SES takes
+            raise PermanentFailure(f"attachment {a.get('filename')} too large") from exc
+        # an S3 failure is not the attachment's fault: retried (a transient one with backoff and
+        # without using an attempt, see ``transient``), never a permanent failure (issue 23 rule 4)
+        if data is None:
+            raise PermanentFailure(f"attachment {a.get('filename')} unavailable")
         msg.add_attachment(data, maintype=maintype or "application", subtype=subtype or "octet-stream",
                            filename=a["filename"])
     return msg.as_bytes()
-
-
-def _missing(exc: Exception) -> bool:
-    """An attachment that can never be read (no such object or bucket, refused, too large), as
-    opposed to a fault of S3 that a later attempt outlives."""
-    if isinstance(exc, ValueError):
-        return True
-    response = getattr(exc, "response", None)
-    code = str(((response or {}).get("Error") or {}).get("Code", "")) if isinstance(response, dict) else ""
-    return code in ("NoSuchKey", "NoSuchBucket", "404", "403", "AccessDenied", "InvalidObjectState")
 
 
 def deliver(email: dict, subject: str, html: str) -> str:
@@ -205,6 +197,8 @@ TRANSIENT_CODES = frozenset({"Throttling", "ThrottlingException", "TooManyReques
 
 
 def transient(exc: Exception) -> bool:
+    if isinstance(exc, FileStoreUnavailable):  # S3 busy reading an attachment (lambdakit.s3)
+        return True
     response = getattr(exc, "response", None)
     if not isinstance(response, dict):
         return False

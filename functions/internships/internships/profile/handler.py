@@ -6,7 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, json_object, parse_model, query, raw_body
-from lambdakit.openapi import doc
+from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
@@ -37,14 +37,16 @@ def update_profile():
                          "bytes)\"}. The limit is what fits a synchronous Lambda invocation (6 MB) once API "
                          "Gateway base64-encodes the body (4/3) next to the headers, with headroom: a 5 MB image "
                          "would never reach the function.",
-             openapi_extensions=doc(form={"file": "file"}, response="internships.profile.models:AvatarResponse", errors=(400, 413)))
+             openapi_extensions=doc(form={"file": "file"}, response="internships.profile.models:AvatarResponse", errors=(400, 413),
+                                    notes={503: "S3 busy or unreachable while storing the image: the previous avatar is kept. " + FILE_STORE_NOTE}))
 def upload_avatar():
     url = service.upload_avatar(principal(router), raw_body(router), header(router, "content-type"))
     return ok({"success": True, "avatarUrl": url})
 
 
 @router.get("/api/avatars/<userId>", summary="A user's uploaded avatar (302 to a short-lived URL)",
-             openapi_extensions=doc(redirect=True, public=True))
+             openapi_extensions=doc(redirect=True, public=True,
+                                    notes={503: "S3 busy or unreachable while signing the image link. " + FILE_STORE_NOTE}))
 def avatar(userId: str):  # noqa: N803
     return Response(status_code=302, headers={"Location": service.avatar_redirect(userId),
                                               "Cache-Control": "public, max-age=3000"})

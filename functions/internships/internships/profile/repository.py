@@ -1,20 +1,21 @@
-"""Avatar objects in the files bucket (``avatars/<user_id>/<random>.<ext>``) and presigned reads."""
+"""Avatar objects in the files bucket (``avatars/<user_id>/<random>.<ext>``) and presigned reads.
+S3 failures are ``lambdakit.s3``'s domain errors (503 ``Retry-After`` when transient, else 500)."""
 from __future__ import annotations
 
-from lambdakit import aws
+from lambdakit import s3
 
 from ..settings import settings
 
 
 def put_avatar(key: str, data: bytes, content_type: str) -> None:
-    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=data, ContentType=content_type,
-                                CacheControl="public, max-age=31536000, immutable", ServerSideEncryption="AES256")
+    s3.put(settings().files_bucket, key, data, content_type=content_type,
+           CacheControl="public, max-age=31536000, immutable")
 
 
-def delete_object(key: str) -> None:
-    aws.client("s3").delete_object(Bucket=settings().files_bucket, Key=key)
+def delete_quietly(key: str) -> bool:
+    """Best effort (an object no user points at); never raises."""
+    return s3.delete_quietly(settings().files_bucket, key)
 
 
 def presigned_get(key: str, seconds: int = 3600) -> str:
-    return aws.client("s3").generate_presigned_url("get_object", Params={"Bucket": settings().files_bucket,
-                                                                         "Key": key}, ExpiresIn=seconds)
+    return s3.presign_url("get_object", settings().files_bucket, key, seconds)

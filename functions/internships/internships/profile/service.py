@@ -60,16 +60,30 @@ def upload_avatar(p, body: bytes, content_type: str | None) -> str:
         raise BadRequest("File must be a JPEG, PNG or WebP image")
     version = random_token(9)
     key = f"avatars/{p.user_id}/{version}.{EXT[mime]}"
+    # issue 23 rule 4: the object first (an S3 failure is a 503/500 and the user keeps the old
+    # avatar), then the user item; if that write fails the new object, under a random key no item
+    # names, is deleted (best effort: left behind it is unreachable and harmless)
     repo.put_avatar(key, f.data, mime)
-    old = users.get_user(p.user_id) or {}
     url = settings().public_base_url.rstrip("/") + f"/api/avatars/{p.user_id}?v={version}"
-    users.update_user(p.user_id, {"avatar_url": url, "avatar_key": key, "updated_at": clock.now_iso()})
-    if old.get("avatar_key") and old["avatar_key"] != key:
-        try:
-            repo.delete_object(old["avatar_key"])
-        except Exception:  # noqa: BLE001 - an orphaned object is harmless
-            logger.warning("could not delete the previous avatar")
+    try:
+        old = users.get_user(p.user_id) or {}
+        users.update_user(p.user_id, {"avatar_url": url, "avatar_key": key, "updated_at": clock.now_iso()})
+    except Exception:
+        if _avatar_key_is_not(p.user_id, key):
+            repo.delete_quietly(key)
+        raise
+    if old.get("avatar_key") and old["avatar_key"] != key and not repo.delete_quietly(old["avatar_key"]):
+        logger.warning("could not delete the previous avatar")  # an orphaned object is harmless
     return url
+
+
+def _avatar_key_is_not(user_id: str, key: str) -> bool:
+    """After a failed user write: does the user item surely NOT name ``key`` (read back; a write
+    whose answer was lost may have landed)? ``False`` when that read fails too."""
+    try:
+        return (users.get_user(user_id, consistent=True) or {}).get("avatar_key") != key
+    except Exception:  # noqa: BLE001 - the caller re-raises the write's own failure
+        return False
 
 
 def size_text(n: int) -> str:
