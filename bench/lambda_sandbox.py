@@ -34,8 +34,11 @@ REGION = "us-east-1"
 FLOOR_KEY = {"pk": "BENCH#floor", "sk": "BENCH#floor"}
 
 
-def event_for(service: str, logical_id: str) -> dict:
-    return json.loads((EVENTS / f"{service}.{logical_id}.json").read_text())
+def event_for(service: str, logical_id: str, values: dict[str, dict[str, str]] | None = None) -> dict:
+    """The function's sample event, its ``{{service.name}}`` placeholders filled from ``values``
+    (``Emulator.state["ids"]`` of a seeded emulator; see events/README.md)."""
+    event = json.loads((EVENTS / f"{service}.{logical_id}.json").read_text())
+    return fill(event, values) if values else event
 
 
 def runtime_dir(base: Path) -> Path:
@@ -171,9 +174,11 @@ def parse_importtime(stderr: str) -> dict[str, tuple[float, float]]:
 
 
 # ------------------------------------------------------------------ emulator subprocess
-def _seed_principals(envs: dict[str, dict[str, dict[str, str]]]) -> dict[str, dict[str, str]]:
+def _seed_principals(envs: dict[str, dict[str, dict[str, str]]]) -> tuple[dict[str, dict[str, str]],
+                                                                          dict[str, dict[str, str]]]:
     """Each service's dev principal (its ``devseed``), as request headers: campaigns' dev API
-    key, the exams super admin's Cognito ID token, the internships super admin's token."""
+    key, the exams super admin's Cognito ID token, the internships super admin's token; and the
+    sample items the events' ``{{service.name}}`` placeholders name (``fill``)."""
     from local_runtime import invoke as inv
     from local_runtime.stack import load_all
 
@@ -183,10 +188,12 @@ def _seed_principals(envs: dict[str, dict[str, dict[str, str]]]) -> dict[str, di
             os.environ.update(env)
         inv.ensure_paths(code_dirs=[services[name].dir])
     out: dict[str, dict[str, str]] = {}
+    ids: dict[str, dict[str, str]] = {}
     if "campaigns" in envs:
         from campaigns import devseed as cseed
 
         out["campaigns"] = {"authorization": f"Bearer {cseed.seed()['api_key']}"}
+        ids["campaigns"] = _seed_campaigns(services["campaigns"], out["campaigns"])
     if "exams" in envs:
         import boto3
 
@@ -197,14 +204,111 @@ def _seed_principals(envs: dict[str, dict[str, dict[str, str]]]) -> dict[str, di
             ClientId=e["identity"]["client_id"], AuthFlow="USER_PASSWORD_AUTH",
             AuthParameters={"USERNAME": e["super_admin"]["email"], "PASSWORD": e["super_admin"]["password"]})
         out["exams"] = {"authorization": f"Bearer {tok['AuthenticationResult']['IdToken']}"}
+        ids["exams"] = _seed_exams()
     if "internships" in envs:
         from internships import devseed as iseed
 
-        admin = iseed.seed()["super_admin"]
+        seeded = iseed.seed()
         r = inv.dispatch(services["internships"], "POST", "/api/auth/login", "",
-                         {"content-type": "application/json"}, json.dumps(admin).encode())
+                         {"content-type": "application/json"}, json.dumps(seeded["super_admin"]).encode())
         out["internships"] = {"authorization": f"Bearer {r.json()['token']}"}
-    return out
+        ids["internships"] = {"cron_secret": seeded["cron_secret"],
+                              **_seed_internships(services["internships"], out["internships"], seeded["payments"])}
+    return out, ids
+
+
+# ------------------------------------------------------------------ sample items (placeholders)
+def _call(svc: Any, method: str, path: str, headers: dict[str, str], body: Any = None, query: str = "") -> Any:
+    """One request through the service's real handler; the sample data must be made, so a
+    non-2xx answer stops the seeding."""
+    from local_runtime import invoke as inv
+
+    hdrs = {**headers, **({"content-type": "application/json"} if body is not None else {})}
+    r = inv.dispatch(svc, method, path, query, hdrs, json.dumps(body).encode() if body is not None else None)
+    if not 200 <= r.status < 300:
+        raise RuntimeError(f"seeding {svc.name} {method} {path}: {r.status} {r.text[:500]}")
+    return r.json() if r.body else None
+
+
+def _seed_campaigns(svc: Any, auth: dict[str, str]) -> dict[str, str]:
+    """A list, a contact on it and a draft campaign of the dev account, through the API."""
+    lst = _call(svc, "POST", "/lists", auth, {"name": "Sample list"})["data"]
+    contact = _call(svc, "POST", "/contacts", auth, {"email": "sample.contact@example.com", "first_name": "Sample",
+                                                     "lists": [lst["id"]]})["data"]
+    camp = _call(svc, "POST", "/campaigns", auth, {"name": "Sample campaign", "subject": "Hello",
+                                                   "audience": {"type": "list", "list_id": lst["id"]}})["data"]
+    return {"list_id": lst["id"], "contact_id": contact["id"], "campaign_id": camp["id"]}
+
+
+def _seed_exams() -> dict[str, str]:
+    """A client, a student of it, a question, a published test, one submitted attempt with a
+    proctoring event, through the service layer (the rules the routes apply)."""
+    from exams.attempts import answers, submission
+    from exams.attempts.start import start
+    from exams.clients.models import CreateClient
+    from exams.clients.service import create_client
+    from exams.identity import Principal
+    from exams.proctoring import service as proctoring
+    from exams.questions import service as questions
+    from exams.tests import service as tests
+    from exams.users.models import CreateUser
+    from exams.users.service import create_user
+
+    sa = Principal("sample-super-admin", "super_admin", None, "superadmin@example.com", "Super Admin")
+    cid = create_client(sa, CreateClient(name="Sample client", plan_id="enterprise"))["id"]
+    ca = Principal("sample-client-admin", "client_admin", cid, "sample.admin@example.com", "Sample Admin")
+    st = create_user(sa, CreateUser(email="sample.student@example.com", password="Sample-Passw0rd1",
+                                    name="Sample Student", role="student", client_id=cid))
+    student = Principal(st["id"], "student", cid, st["email"], st.get("name") or "Sample Student")
+    q = questions.create(ca, {"question_text": "2 + 2 = ?", "question_type": "mcq", "option_a": "3", "option_b": "4",
+                              "option_c": "5", "option_d": "22", "correct_answer": "B", "marks": 1})
+    t = tests.create(ca, {"test_name": "Sample test", "timer": 30, "question_ids": [q["id"]]})
+    tests.publish(ca, t["id"])
+    a = start(student, {"test_id": t["id"], "student_id": student.user_id})
+    answers.save_answers(student, a["id"], None, [{"question_id": q["id"], "answer": "B"}])
+    proctoring.record_event(student, None, {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"})
+    submission.submit(student, a["id"], None)
+    return {"client_id": cid, "student_id": student.user_id, "question_id": q["id"], "test_id": t["id"],
+            "attempt_id": a["id"]}
+
+
+def _seed_internships(svc: Any, admin: dict[str, str], payments: dict[str, str]) -> dict[str, str]:
+    """A domain (admin API), a student (accounts service) enrolled and paid (enrollment API),
+    and the student's first milestone submitted (learning API)."""
+    import hashlib
+    import hmac
+
+    from internships.accounts import service as accounts
+
+    dom = _call(svc, "POST", "/api/admin/domains", admin, {
+        "name": "Sample Domain", "slug": "sample-domain", "description": "A sample internship domain",
+        "prices": {"1": 1000, "2": 1800, "3": 2500}, "is_active": True,
+        "milestones": [{"title": "Setup", "description": "Tooling"}, {"title": "Build", "description": "Core"}]})["domain"]
+    user = accounts.create_user(email="sample.student@example.com", password="Sample-Passw0rd1",
+                                name="Sample Student", role="student", phone="+91 98765 43210")
+    token = accounts.issue_tokens(user).access_token
+    student = {"authorization": f"Bearer {token}"}
+    e = _call(svc, "POST", "/api/enrollments/create", student, {"domainId": dom["id"], "duration": 1})["enrollment"]
+    pay = "pay_sample0000001"
+    sig = hmac.new(payments["key_secret"].encode(), f"{e['order']['orderId']}|{pay}".encode(), hashlib.sha256)
+    _call(svc, "POST", "/api/enrollments/verify-payment", student, {
+        "enrollmentId": e["id"], "orderId": e["order"]["orderId"], "paymentId": pay, "signature": sig.hexdigest()})
+    ms = _call(svc, "GET", "/api/milestones", student, query=f"enrollmentId={e['id']}")["milestones"]
+    _call(svc, "POST", f"/api/milestones/{ms[0]['id']}/submit", student,
+          {"submissionNotes": "Tooling installed and the project skeleton pushed."})
+    return {"domain_id": dom["id"], "student_id": user["id"], "student_token": token, "enrollment_id": e["id"],
+            "milestone_id": ms[0]["id"]}
+
+
+def fill(event: Any, values: dict[str, dict[str, str]]) -> Any:
+    """``event`` with every ``{{service.name}}`` placeholder replaced by ``values[service][name]``
+    (the sample items the seeded emulator made); unknown placeholders stay as they are."""
+    import re
+
+    def sub(m: re.Match) -> str:
+        return str(values.get(m.group(1), {}).get(m.group(2), m.group(0)))
+
+    return json.loads(re.sub(r"\{\{(\w+)\.(\w+)\}\}", sub, json.dumps(event)))
 
 
 def _serve(state_file: Path, only: list[str], seed: bool = False) -> None:
@@ -241,9 +345,9 @@ def _serve(state_file: Path, only: list[str], seed: bool = False) -> None:
                 clients("dynamodb").put_item(TableName=table, Item={**item, "payload": {"S": "x" * 200}})
                 floor = {"table": table, "key": {k: v["S"] for k, v in item.items()}}
                 break
-    auth = _seed_principals(envs) if seed else {}
+    auth, ids = _seed_principals(envs) if seed else ({}, {})
     tmp = state_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"endpoint": endpoint, "envs": envs, "floor": floor, "auth": auth}))
+    tmp.write_text(json.dumps({"endpoint": endpoint, "envs": envs, "floor": floor, "auth": auth, "ids": ids}))
     tmp.replace(state_file)
     sys.stdin.read()  # until the parent closes our stdin
     server.stop()
