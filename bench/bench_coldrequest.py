@@ -115,6 +115,8 @@ def main() -> None:
                 times.append(float(r["total_ms"]))
                 res = r.get("result")
                 status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
+                if isinstance(res, dict) and res.get("batchItemFailures"):  # a worker that did not process it
+                    status = f"{len(res['batchItemFailures'])} failed"
             floors.extend(fl)
             paired = statistics.median(t / f for t, f in zip(times, fl, strict=False)) if times else None
             rows.append({"fn": f"{svc}.{lid}", "ms": statistics.median(times) if times else None,

@@ -230,19 +230,103 @@ def _call(svc: Any, method: str, path: str, headers: dict[str, str], body: Any =
     return r.json() if r.body else None
 
 
+def _messages(queue_prefix: str) -> list[dict]:
+    """The bodies of the messages waiting on the queue named ``<queue_prefix>...`` (left there)."""
+    import boto3
+
+    sqs = boto3.client("sqs", region_name=REGION)
+    url = sqs.list_queues(QueueNamePrefix=queue_prefix)["QueueUrls"][0]
+    out: list[dict] = []
+    for _ in range(5):
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=0).get("Messages", [])
+        out += [json.loads(m["Body"]) for m in got]
+        if not got:
+            break
+    return out
+
+
+def _webhook_receiver() -> str:
+    """A local HTTP receiver answering 204 to every POST (webhook deliveries reach a real endpoint)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/hooks/sample"
+
+
 def _seed_campaigns(svc: Any, auth: dict[str, str]) -> dict[str, str]:
-    """A list, a contact on it and a draft campaign of the dev account, through the API."""
+    """Through the API of the dev account: a list with one contact; a campaign confirmed and
+    dispatched (the dispatcher run in-process, so its fan-out message waits on the send queue),
+    a second one confirmed and due (for the Dispatcher sample); a webhook on a local receiver
+    (made first, so the contact's ``contact.subscribed`` delivery waits on the webhook queue); one single send (a recipient for the SES feedback sample);
+    an import job whose CSV was uploaded to its presigned form (S3 notified the import queue)."""
+    from local_runtime import invoke as inv
+    from local_runtime.schedule import schedules_of
+
+    hook = _call(svc, "POST", "/webhooks", auth, {"name": "Sample receiver", "url": _webhook_receiver(),
+                                                   "events": ["contact.subscribed", "email.delivered"]})["data"]
     lst = _call(svc, "POST", "/lists", auth, {"name": "Sample list"})["data"]
     contact = _call(svc, "POST", "/contacts", auth, {"email": "sample.contact@example.com", "first_name": "Sample",
                                                      "lists": [lst["id"]]})["data"]
-    camp = _call(svc, "POST", "/campaigns", auth, {"name": "Sample campaign", "subject": "Hello",
-                                                   "audience": {"type": "list", "list_id": lst["id"]}})["data"]
-    return {"list_id": lst["id"], "contact_id": contact["id"], "campaign_id": camp["id"]}
+
+    def campaign(name: str) -> str:
+        cid = _call(svc, "POST", "/campaigns", auth, {
+            "name": name, "subject": "Hello {{first_name}}", "content": "<p>Hello {{first_name}}</p>",
+            "audience": {"type": "list", "list_id": lst["id"]}})["data"]["id"]
+        _call(svc, "POST", f"/campaigns/{cid}/send", auth, {"confirm": True})
+        return cid
+
+    sending = campaign("Sample campaign")
+    dispatcher = svc.functions["DispatcherFunction"]
+    inv.invoke(dispatcher, schedules_of(dispatcher)[0].event())
+    fanout = next(m for m in _messages("campaigns-SendQueue") if m.get("campaign_id") == sending)
+    due = campaign("Sample campaign (due)")
+
+    delivery = next(m for m in _messages("campaigns-WebhookQueue") if m.get("webhook_id") == hook["id"])
+
+    single = _call(svc, "POST", "/email/send", auth, {"to": contact["email"], "subject": "Sample", "text": "Hello"})
+    from campaigns.privacy.repository import erasure_pk
+    from campaigns.sending import repository as sends
+
+    rcpt = next(i for i in sends.table().query_all(erasure_pk(delivery["account_id"], contact["email"]), index="gsi1")
+                if str(i.get("send_id", "")).startswith("m-"))
+    return {"list_id": lst["id"], "contact_id": contact["id"], "campaign_id": sending, "due_campaign_id": due,
+            "fanout_seq": str(fanout.get("seq", 0)), "webhook_id": hook["id"], "delivery_id": delivery["delivery_id"],
+            "account_id": delivery["account_id"], "send_id": rcpt["send_id"], "rkey": rcpt["rkey"],
+            "message_id": single["data"]["message_id"], "contact_email": contact["email"], **_seed_import(svc, auth, lst)}
+
+
+def _seed_import(svc: Any, auth: dict[str, str], lst: dict) -> dict[str, str]:
+    from urllib.parse import quote
+
+    import requests
+
+    job = _call(svc, "POST", "/contacts/imports", auth, {"list_id": lst["id"]})["data"]
+    csv = b"email,first_name\nsample.import@example.com,Imported\n"
+    r = requests.post(job["upload"]["url"], data=job["upload"]["fields"], files={"file": ("contacts.csv", csv)},
+                      timeout=30)
+    if r.status_code >= 300:
+        raise RuntimeError(f"seeding campaigns: import upload {r.status_code} {r.text[:300]}")
+    s3 = next(rec["s3"] for m in _messages("campaigns-ImportQueue") for rec in m.get("Records", [])
+              if job["job_id"] in rec["s3"]["object"]["key"])
+    return {"import_job_id": job["job_id"], "import_bucket": s3["bucket"]["name"],
+            "import_key": quote(s3["object"]["key"].replace("%2F", "/"), safe="")}
 
 
 def _seed_exams() -> dict[str, str]:
     """A client, a student of it, a question, a published test, one submitted attempt with a
-    proctoring event, through the service layer (the rules the routes apply)."""
+    proctoring event, through the service layer (the rules the routes apply); its
+    ``attempt_graded`` message waits on the analytics queue."""
     from exams.attempts import answers, submission
     from exams.attempts.start import start
     from exams.clients.models import CreateClient
@@ -268,13 +352,15 @@ def _seed_exams() -> dict[str, str]:
     answers.save_answers(student, a["id"], None, [{"question_id": q["id"], "answer": "B"}])
     proctoring.record_event(student, None, {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"})
     submission.submit(student, a["id"], None)
-    return {"client_id": cid, "student_id": student.user_id, "question_id": q["id"], "test_id": t["id"],
-            "attempt_id": a["id"]}
+    graded = next(m for m in _messages("exams-AnalyticsQueue") if m.get("attempt_id") == a["id"])
+    return {"client_id": cid, "student_id": student.user_id, "question_id": q["id"], "test_id": graded["test_id"],
+            "attempt_id": graded["attempt_id"]}
 
 
 def _seed_internships(svc: Any, admin: dict[str, str], payments: dict[str, str]) -> dict[str, str]:
     """A domain (admin API), a student (accounts service) enrolled and paid (enrollment API),
-    and the student's first milestone submitted (learning API)."""
+    and the student's first milestone submitted (learning API); the first e-mail they queued
+    (``{"emailId"}`` on the e-mail queue) is the e-mail worker's sample."""
     import hashlib
     import hmac
 
@@ -296,8 +382,9 @@ def _seed_internships(svc: Any, admin: dict[str, str], payments: dict[str, str])
     ms = _call(svc, "GET", "/api/milestones", student, query=f"enrollmentId={e['id']}")["milestones"]
     _call(svc, "POST", f"/api/milestones/{ms[0]['id']}/submit", student,
           {"submissionNotes": "Tooling installed and the project skeleton pushed."})
+    email = next(m for m in _messages("internships-EmailQueue") if m.get("emailId"))
     return {"domain_id": dom["id"], "student_id": user["id"], "student_token": token, "enrollment_id": e["id"],
-            "milestone_id": ms[0]["id"]}
+            "milestone_id": ms[0]["id"], "email_id": email["emailId"]}
 
 
 def fill(event: Any, values: dict[str, dict[str, str]]) -> Any:

@@ -153,7 +153,7 @@ def artifact(tmp_path_factory):
         layer = build / d / "SharedLayer" / "python"
         assert layer.is_dir(), f"no built layer at {layer}"
         layers[svc] = host_view(layer, tmp / f"layer-{svc}")
-    with sb.Emulator(tmp) as emu:
+    with sb.Emulator(tmp, seed=True) as emu:  # the sample items the events' placeholders name
         yield {"build": build, "layers": layers, "runtime": sb.runtime_dir(tmp), "emu": emu, "tmp": tmp}
 
 
@@ -168,7 +168,8 @@ def _invoke(artifact, svc: str, lid: str, *, handler: str | None = None, layer: 
     fn = SERVICES[svc].functions[lid]
     env = {**sb.base_env(artifact["emu"].endpoint), **artifact["emu"].function_env(svc, lid)}
     return sb.invoke(_paths(artifact, svc, lid, layer), handler or fn.handler,
-                     event if event is not None else sb.event_for(svc, lid), env, name=f"{svc}-{lid}")
+                     event if event is not None else sb.event_for(svc, lid, artifact["emu"].state["ids"]), env,
+                     name=f"{svc}-{lid}")
 
 
 # ------------------------------------------------------------------ tests
