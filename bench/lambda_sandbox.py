@@ -6,10 +6,16 @@ Shared by ``tests/platform/test_artifact.py`` (the built artifact loads and serv
 * ``Emulator``: a subprocess (``python bench/lambda_sandbox.py serve``) running the AWS
   emulator (moto behind ``local_runtime.emulator``) on a free port with every template's
   resources provisioned; it writes each function's resolved environment and a real DynamoDB
-  item (for the floor's GetItem) to a JSON file, and lives until its stdin closes.
+  item (for the floor's GetItem) to a JSON file, and lives until its stdin closes. With
+  ``seed=True`` it also seeds each service's dev principal (``state["auth"]``) and the sample
+  items the events name (``state["ids"]``; ``_seed_campaigns``/``_seed_exams``/``_seed_internships``).
 * ``runtime_dir``: the packages the python3.11 Lambda runtime itself provides (boto3,
   botocore, s3transfer, jmespath, python-dateutil, six, urllib3), linked from this virtualenv
   into a directory of their own; nothing else of the virtualenv is visible to a function.
+* ``fill`` / ``event_for(service, logical_id, ids)``: a sample event with its ``{{service.name}}``
+  placeholders replaced by the ids of the sample items a seeded emulator made
+  (``Emulator(..., seed=True).state["ids"]``; events/README.md). ``python bench/lambda_sandbox.py
+  fill EVENT.json IDS.json`` prints one filled event.
 * ``invoke``: ``python -I -S bench/lambda_runner.py`` with ``sys.path`` = function folder,
   layer ``python/``, runtime packages (Lambda's order), the function's environment, and
   tracing as on Lambda (``LAMBDA_TASK_ROOT`` set; X-Ray sends to a closed local UDP port).
@@ -187,6 +193,9 @@ def _seed_principals(envs: dict[str, dict[str, dict[str, str]]]) -> tuple[dict[s
         for env in fns.values():
             os.environ.update(env)
         inv.ensure_paths(code_dirs=[services[name].dir])
+    # the internships tokens minted here (super admin, sample student) outlive a long benchmark
+    # run (15 minutes by default); the functions under test verify them with their own settings
+    os.environ["INTERNSHIPS_ACCESS_TOKEN_MINUTES"] = "240"
     out: dict[str, dict[str, str]] = {}
     ids: dict[str, dict[str, str]] = {}
     if "campaigns" in envs:
@@ -441,6 +450,9 @@ def _serve(state_file: Path, only: list[str], seed: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "serve":
+    if len(sys.argv) == 4 and sys.argv[1] == "fill":  # fill EVENT.json IDS.json: print the filled event
+        print(json.dumps(fill(json.loads(Path(sys.argv[2]).read_text()), json.loads(Path(sys.argv[3]).read_text())),
+                         indent=2))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "serve":
         args = [a for a in sys.argv[3:] if a != "--seed"]
         _serve(Path(sys.argv[2]), args, seed="--seed" in sys.argv[3:])
