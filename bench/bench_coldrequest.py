@@ -6,9 +6,10 @@ isolated process (``python -I -S``, ``bench/lambda_runner.py``: the function's c
 the shared layer and, from the virtualenv, only the layer's and the Lambda runtime's packages
 on ``sys.path``: ``lambda_sandbox.layer_from_venv``) imports the handler and serves
 its sample event (``events/functions/<service>.<LogicalId>.json``) against the AWS emulator
-(``bench/lambda_sandbox.py``: every template provisioned, each service's dev principal seeded,
-HTTP events carry its ``Authorization``; queue workers get their sample SQS message;
-schedules their schedule event). Measured inside the process: from before the handler import
+(``bench/lambda_sandbox.py``: every template provisioned, each service's dev principal and the
+sample items seeded, the events' ``{{service.name}}`` placeholders filled with those items' ids;
+HTTP events without an ``Authorization`` of their own carry the dev principal's; queue workers
+get their sample SQS message; schedules their schedule event). Measured inside the process: from before the handler import
 to the handler's return (interpreter start-up is the same for everyone and left out).
 
 The floor (``bench/coldfloor/floor_handler.py``): import boto3 and the Powertools HTTP
@@ -91,8 +92,8 @@ def main() -> None:
             return {**sb.base_env(emu.endpoint, tracing=tracing), **emu.function_env(svc, lid)}
 
         def event_of(svc: str, lid: str) -> dict:
-            ev = sb.event_for(svc, lid)
-            if "routeKey" in ev:
+            ev = sb.event_for(svc, lid, emu.state["ids"])
+            if "routeKey" in ev and "authorization" not in ev["headers"]:
                 ev["headers"].update(emu.state["auth"].get(svc, {}))
             return ev
 
@@ -114,6 +115,8 @@ def main() -> None:
                 times.append(float(r["total_ms"]))
                 res = r.get("result")
                 status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
+                if isinstance(res, dict) and res.get("batchItemFailures"):  # a worker that did not process it
+                    status = f"{len(res['batchItemFailures'])} failed"
             floors.extend(fl)
             paired = statistics.median(t / f for t, f in zip(times, fl, strict=False)) if times else None
             rows.append({"fn": f"{svc}.{lid}", "ms": statistics.median(times) if times else None,
