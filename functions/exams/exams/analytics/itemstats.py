@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
+from ..grading import OPTION_LETTERS, norm_letter, norm_letters, norm_true_false
+
 
 def num_key(x: float) -> str:
     """Stable text form of a score value for histogram attribute names."""
@@ -35,6 +37,23 @@ def num_key(x: float) -> str:
 
 
 # ------------------------------------------------------------------ folding
+def picked_options(question_type: str | None, answer: Any) -> tuple[str, ...]:
+    """The option letters an answer picks, only real ones (``A``–``D``; true/false as ``A``/``B``).
+    Issue 23 rule 3: a candidate's free text in an option answer never becomes an ``o:<text>``
+    counter, so a question's statistics item holds at most four option counters."""
+    if answer in (None, "", []):
+        return ()
+    if question_type == "true_false":
+        tf = norm_true_false(answer)
+        return (tf,) if tf else ()
+    if question_type == "mcq":
+        letter = norm_letter(answer)
+        return (letter,) if letter in OPTION_LETTERS else ()
+    if question_type == "multi_select":
+        return tuple(x for x in norm_letters(answer) if x in OPTION_LETTERS)
+    return ()
+
+
 def fold_increments(results: list[dict]) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
     """Counter increments of one graded attempt: (test-level ADDs, {question_id: ADDs})."""
     total = round(sum(float(r.get("marks_awarded") or 0) for r in results), 6)
@@ -48,13 +67,8 @@ def fold_increments(results: list[dict]) -> tuple[dict[str, int], dict[str, dict
             add["correct"] = 1
         if r.get("status") in ("unanswered",):
             add["unanswered"] = 1
-        ans = r.get("answer")
-        if r.get("question_type") in ("mcq", "true_false", "multi_select") and ans not in (None, "", []):
-            letters = ans if isinstance(ans, list) else str(ans).split(",")
-            for letter in letters:
-                letter = str(letter).strip().upper()[:8]
-                if letter:
-                    add[f"o:{letter}"] = add.get(f"o:{letter}", 0) + 1
+        for letter in picked_options(r.get("question_type"), r.get("answer")):
+            add[f"o:{letter}"] = add.get(f"o:{letter}", 0) + 1
         per_q[r["question_id"]] = add
     return test_add, per_q
 

@@ -6,7 +6,8 @@
 ``TEST#<id> / PAPER#<nnnn>`` — question content snapshot (≤ 40 questions per item) for delivery.
 ``TEST#<id> / CAND#<student>`` — attempts used by a candidate (attempt limit), see attempts.
 ``SHARE#<code> / SHARE`` — share code → test id (uniqueness by conditional put).
-``TCOUNT#<client> / META`` — list totals ``all``, ``s:<status>``, ``f:<folder>``.
+``TCOUNT#<client> / META`` — list totals ``all``, ``s:<status>``; ``TCOUNT#<client> / F#<folder>`` — ``n``
+of one folder (an item per folder: folder ids are free text, issue 23 rule 3).
 """
 from __future__ import annotations
 
@@ -26,8 +27,13 @@ def _index_keys(t: dict) -> dict:
     return keys
 
 
-def _count_op(client_id: str, deltas: dict[str, int]) -> dict:
-    return {"update": (f"TCOUNT#{client_id}", "META"), "add": deltas}
+def _count_ops(client_id: str, deltas: dict[str, int]) -> list[dict]:
+    """``all`` and ``s:<status>`` on the ``META`` item, each ``f:<folder>`` on the folder's own item."""
+    main = {k: v for k, v in deltas.items() if not k.startswith("f:")}
+    ops = [{"update": (f"TCOUNT#{client_id}", "META"), "add": main}] if main else []
+    ops += [{"update": (f"TCOUNT#{client_id}", f"F#{k[2:]}"), "add": {"n": v}}
+            for k, v in deltas.items() if k.startswith("f:") and v]
+    return ops
 
 
 def create(t: dict) -> None:
@@ -39,7 +45,7 @@ def create(t: dict) -> None:
         {"put": {**t, **_index_keys(t), "pk": f"TEST#{t['id']}", "sk": "META"}, "condition": "attribute_not_exists(pk)"},
         {"put": {"pk": f"SHARE#{t['share_code']}", "sk": "SHARE", "test_id": t["id"], "client_id": t["client_id"]},
          "condition": "attribute_not_exists(pk)"},
-        _count_op(t["client_id"], deltas),
+        *_count_ops(t["client_id"], deltas),
     ])
 
 
@@ -80,7 +86,7 @@ def update_fields(t: dict, changes: dict, *, expected_status: str, expected_vers
             "condition": "#st = :st AND #ver = :ver AND attribute_not_exists(deleted_at)",
             "names": {"#st": "status", "#ver": "version"}, "values": {":st": expected_status, ":ver": expected_version}}]
     if deltas:
-        ops.append(_count_op(t["client_id"], deltas))
+        ops.extend(_count_ops(t["client_id"], deltas))
     table().transact(ops)
     new["version"] = expected_version + 1
     return new
@@ -95,7 +101,7 @@ def publish(t: dict, key: dict, paper: list[dict], now: str) -> dict:
          "condition": "#st = :d AND attribute_not_exists(deleted_at)", "names": {"#st": "status"},
          "values": {":d": "draft"}},
         {"put": {"pk": f"TEST#{t['id']}", "sk": "KEY", "keys": key}},
-        _count_op(t["client_id"], {"s:draft": -1, "s:published": 1}),
+        *_count_ops(t["client_id"], {"s:draft": -1, "s:published": 1}),
     ]
     for i in range(0, len(paper), PAPER_CHUNK):
         ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"PAPER#{i // PAPER_CHUNK:04d}",
@@ -115,7 +121,7 @@ def soft_delete(t: dict, now: str) -> None:
          "condition": "attribute_not_exists(deleted_at) AND #st = :st", "names": {"#st": "status"},
          "values": {":st": t["status"]}},
         {"delete": (f"SHARE#{t['share_code']}", "SHARE")},
-        _count_op(t["client_id"], deltas),
+        *_count_ops(t["client_id"], deltas),
     ])
 
 
@@ -134,9 +140,10 @@ def page(client_id: str, status: str | None, folder_id: str | None, *, page: int
 
 
 def count(client_id: str, status: str | None, folder_id: str | None) -> int:
+    if folder_id:
+        return int((table().get(f"TCOUNT#{client_id}", f"F#{folder_id}") or {}).get("n") or 0)
     item = table().get(f"TCOUNT#{client_id}", "META") or {}
-    key = f"f:{folder_id}" if folder_id else (f"s:{status}" if status else "all")
-    return int(item.get(key) or 0)
+    return int(item.get(f"s:{status}" if status else "all") or 0)
 
 
 def recent_published(client_id: str, limit: int) -> list[dict]:
