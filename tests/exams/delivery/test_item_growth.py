@@ -70,7 +70,7 @@ def test_free_text_in_option_answers_never_becomes_a_counter(tenant):
     istat = _item(f"TEST#{t['id']}", f"ISTAT#{ms['id']}")
     assert istat["n"] == 2
     assert sorted(k for k in istat if k.startswith("o:")) == ["o:A"]
-    assert _bytes(istat) < 200
+    assert _bytes(istat) < 400
 
 
 def test_folder_counters_are_items_of_their_own(tenant):
@@ -143,3 +143,65 @@ def test_top_organisations_are_one_item_per_client(tenant):
     assert _item("ORGRANK", "GLOBAL") is None
     d = app.exams.get("/api/stats", headers=tenant.users.super_admin().headers).json()["data"]
     assert {"client_id": tenant.cid, "name": "Acme", "submitted_attempts": 1} in d["top_organisations"]
+
+
+def test_statistics_items_stay_bounded_whatever_the_marks():
+    """Histogram keys are score values. With free marks (manual grades, fractional marks) every
+    attempt could add a new total ``t:<T>`` and a new ``c:<x>:<r>`` per question: 25,000 attempts
+    with distinct totals put the test's statistics item past 400 KB and the fold then failed for
+    good. Folding now keeps running sums (exact) and histograms on a grid (bounded)."""
+    import math
+    import random
+
+    from exams.analytics import itemstats as st
+
+    rnd = random.Random(23)
+    marks = [1, 2.5, 3.7, 10, 0.3, 7]
+    test_item: dict = {}
+    items: list[dict] = [{} for _ in marks]
+    matrix = []
+    for _ in range(6000):
+        row = [round(rnd.uniform(0, m), 6) for m in marks]  # manual marks: any value up to the maximum
+        matrix.append(row)
+        results = [{"question_id": f"q{i}", "marks_awarded": x, "max_marks": marks[i], "status": "graded",
+                    "question_type": "subjective"} for i, x in enumerate(row)]
+        t_add, q_add = st.fold_increments(results)
+        for k, v in t_add.items():
+            test_item[k] = test_item.get(k, 0) + v
+        for i, it in enumerate(items):
+            for k, v in q_add[f"q{i}"].items():
+                it[k] = it.get(k, 0) + v
+    assert len([k for k in test_item if k.startswith("t:")]) <= st.HIST_BINS + 1
+    assert _bytes(test_item) < 100_000
+    for it in items:
+        assert len([k for k in it if k.startswith("r:")]) <= st.HIST_BINS + 1
+        assert len([k for k in it if k.startswith("x:")]) <= st.ITEM_BINS + 1
+        assert _bytes(it) < 100_000
+    # The sums stay exact: facility and discrimination equal the direct computation.
+    n = len(matrix)
+    totals = [sum(r) for r in matrix]
+    for i, m in enumerate(marks):
+        x = [r[i] for r in matrix]
+        rest = [totals[j] - x[j] for j in range(n)]
+        mx, mr = sum(x) / n, sum(rest) / n
+        vx = sum((a - mx) ** 2 for a in x) / (n - 1)
+        vr = sum((a - mr) ** 2 for a in rest) / (n - 1)
+        c = sum((x[j] - mx) * (rest[j] - mr) for j in range(n)) / (n - 1)
+        cmax = sum((a - mx) * (b - mr) for a, b in zip(sorted(x), sorted(rest), strict=True)) / (n - 1)
+        got = st.item_statistics(items[i], max_mark=m)
+        assert math.isclose(got["facility_index"], 100 * mx / m, abs_tol=1e-6)
+        assert math.isclose(got["discrimination_index"], 100 * c / math.sqrt(vx * vr), abs_tol=1e-6)
+        assert math.isclose(got["discriminative_efficiency"], 100 * c / cmax, rel_tol=0.05, abs_tol=0.5)
+    t = st.test_statistics(test_item, [0.0] * len(marks), dichotomous=False)
+    mt = sum(totals) / n
+    assert math.isclose(t["mean"], mt, abs_tol=1e-6)
+    assert math.isclose(t["sd"], math.sqrt(sum((v - mt) ** 2 for v in totals) / (n - 1)), abs_tol=1e-6)
+    assert abs(t["median"] - sorted(totals)[n // 2]) <= 2 * st.grid_step(sum(marks), st.HIST_BINS)
+
+
+def test_whole_and_quarter_marks_stay_exact_on_the_grid():
+    from exams.analytics import itemstats as st
+
+    assert st.grid_step(100, st.HIST_BINS) == 0.05 and st.grid_step(500, st.HIST_BINS) == 0.25
+    assert st.grid_step(4000, st.HIST_BINS) == 2 and st.grid_step(5, st.ITEM_BINS) == 0.05
+    assert st.on_grid(-3.25, 0.25) == -3.25 and st.on_grid(1 / 3, 0.05) == 0.35
