@@ -205,3 +205,32 @@ def test_whole_and_quarter_marks_stay_exact_on_the_grid():
     assert st.grid_step(100, st.HIST_BINS) == 0.05 and st.grid_step(500, st.HIST_BINS) == 0.25
     assert st.grid_step(4000, st.HIST_BINS) == 2 and st.grid_step(5, st.ITEM_BINS) == 0.05
     assert st.on_grid(-3.25, 0.25) == -3.25 and st.on_grid(1 / 3, 0.05) == 0.35
+
+
+def test_paper_and_key_of_a_large_test_are_cut_by_size(tenant):
+    """60 fill-in questions of 5,000 three-byte characters with ten 1,000-character accepted texts:
+    40 questions to a paper item (1.2 MB) and one key item (1.8 MB) were refused with 413 at
+    publish. Now both are cut into items of at most 300 KB; grading reads the whole key."""
+    from exams.store import table
+
+    app, st = tenant.app, tenant.students[0]
+    qs = [tenant.question(question_text=f"{i} " + "語" * 4990, question_type="fill_blank", marks=1,
+                          correct_answers=[f"answer {i}"] + [f"{k} " + "語" * 995 for k in range(9)])
+          for i in range(60)]
+    t = tenant.test([q["id"] for q in qs], show_results_after_submission=True)
+    items = table().query_all(f"TEST#{t['id']}", consistent=True)
+    snap = [i for i in items if i["sk"].startswith(("KEY", "PAPER#"))]
+    assert len([i for i in snap if i["sk"].startswith("KEY")]) > 1
+    assert len([i for i in snap if i["sk"].startswith("PAPER#")]) > 2
+    assert all(_bytes(i) < MAX_ITEM_BYTES for i in snap)
+    assert sum(len(i.get("keys") or {}) for i in snap) == 60
+    assert sum(len(i.get("questions") or []) for i in snap) == 60
+    a = tenant.start(t)
+    d = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers).json()["data"]
+    assert len(d["questions"]) == 60
+    r = app.exams.post("/api/attempt-answers", headers=st.headers, json=[
+        {"attempt_id": a["id"], "question_id": qs[0]["id"], "selected_option": "answer 0"},
+        {"attempt_id": a["id"], "question_id": qs[59]["id"], "selected_option": "answer 59"}])
+    assert r.status == 200, r.text
+    r = app.exams.post(f"/api/attempts/{a['id']}/submit", headers=st.headers)
+    assert r.status == 200 and r.json()["data"]["score"] == 2, r.text

@@ -2,8 +2,12 @@
 
 ``TEST#<id> / META`` — the test; ``gsi1`` ``TESTS#<client>`` / ``<created>#<id>``; ``gsi2``
 ``TESTS#<client>#S#<status>`` / ``<created>#<id>``; ``gsi3`` ``TESTS#<client>#F#<folder>`` (lists).
-``TEST#<id> / KEY`` — answer key snapshot written at publish (grading reads only this).
+``TEST#<id> / KEY`` (and ``KEY#<nnnn>`` when it does not fit) — answer key snapshot written at
+publish (grading reads only these; they sort between ``ISTAT#`` and ``META``).
 ``TEST#<id> / PAPER#<nnnn>`` — question content snapshot (≤ 40 questions per item) for delivery.
+Both snapshots are cut into items of at most ``SNAPSHOT_BYTES`` (issue 23 rule 3): 500 questions of
+up to ~9,000 characters each would not fit 40 to an item, nor a key of 500 fill-in questions with
+many accepted texts one item.
 ``TEST#<id> / CAND#<student>`` — attempts used by a candidate (attempt limit), see attempts.
 ``SHARE#<code> / SHARE`` — share code → test id (uniqueness by conditional put).
 ``TCOUNT#<client> / META`` — list totals ``all``, ``s:<status>``; ``TCOUNT#<client> / F#<folder>`` — ``n``
@@ -11,11 +15,41 @@ of one folder (an item per folder: folder ids are free text, issue 23 rule 3).
 """
 from __future__ import annotations
 
+from lambdakit.ddbcalls import size_of
 from lambdakit.errors import ConditionFailed
 
 from ..store import page_query, strip_keys, table
 
 PAPER_CHUNK = 40
+SNAPSHOT_BYTES = 300_000
+
+
+def _by_size(entries: list, *, most: int) -> list[list]:
+    """Consecutive runs of at most ``most`` entries and ``SNAPSHOT_BYTES`` (one entry may be alone)."""
+    out: list[list] = []
+    cur: list = []
+    used = 0
+    for e in entries:
+        b = size_of(e)
+        if cur and (used + b > SNAPSHOT_BYTES or len(cur) >= most):
+            out.append(cur)
+            cur, used = [], 0
+        cur.append(e)
+        used += b
+    if cur:
+        out.append(cur)
+    return out
+
+
+def merge_key(items: list[dict]) -> dict | None:
+    """The answer key from its items (``KEY``, ``KEY#0001``...), as one ``{"keys": {...}}``."""
+    parts = [i for i in items if i["sk"] == "KEY" or i["sk"].startswith("KEY#")]
+    if not parts:
+        return None
+    keys: dict = {}
+    for i in sorted(parts, key=lambda i: i["sk"]):
+        keys.update(i.get("keys") or {})
+    return {**parts[0], "keys": keys}
 
 
 def _index_keys(t: dict) -> dict:
@@ -54,7 +88,7 @@ def get(test_id: str, *, consistent: bool = False) -> dict | None:
 
 
 def get_key(test_id: str) -> dict | None:
-    return table().get(f"TEST#{test_id}", "KEY")
+    return merge_key(table().query_all(f"TEST#{test_id}", sk_prefix="KEY"))
 
 
 def get_paper(test_id: str) -> list[dict]:
@@ -100,12 +134,12 @@ def publish(t: dict, key: dict, paper: list[dict], now: str) -> dict:
                  "version": int(t.get("version") or 0) + 1, "question_count": len(paper)},
          "condition": "#st = :d AND attribute_not_exists(deleted_at)", "names": {"#st": "status"},
          "values": {":d": "draft"}},
-        {"put": {"pk": f"TEST#{t['id']}", "sk": "KEY", "keys": key}},
         *_count_ops(t["client_id"], {"s:draft": -1, "s:published": 1}),
     ]
-    for i in range(0, len(paper), PAPER_CHUNK):
-        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"PAPER#{i // PAPER_CHUNK:04d}",
-                            "questions": paper[i:i + PAPER_CHUNK]}})
+    for n, run in enumerate(_by_size(list(key.items()), most=len(key) or 1)):
+        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"KEY#{n:04d}" if n else "KEY", "keys": dict(run)}})
+    for n, qs in enumerate(_by_size(paper, most=PAPER_CHUNK)):
+        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"PAPER#{n:04d}", "questions": qs}})
     table().transact(ops)
     new["question_count"] = len(paper)
     return new
