@@ -62,3 +62,24 @@ def test_bad_date_is_a_validation_error(internships_app):
 
     with pytest.raises(ValidationFailed):
         service.list_logs({}, search=None, date_from="yesterday", date_to=None, offset=0, limit=5, cursor=None)
+
+
+def test_per_admin_counters_are_items_of_their_own(internships_app):
+    """Issue 23 rule 3: the number of admins only grows, so a counter per admin on the one
+    ``COUNTER#ACTLOG/TOTAL`` item grew it without bound. Each admin now has its own item and
+    ``TOTAL`` keeps only the closed sets (``all``, entity and action types)."""
+    from internships import activity
+    from internships.activity import repository as repo
+    from internships.activity import service
+
+    admins = [f"admin-{i:04d}" for i in range(40)]
+    for a in admins:
+        activity.record(a, "lead.delete", "lead", f"l-{a}")
+    activity.record(admins[7], "lead.delete", "lead", "again")
+    total = repo.table().get(repo.COUNTER_PK, repo.COUNTER_SK, consistent=True)
+    assert total["all"] == 41 and not [k for k in total if k.startswith("admin:")]
+    assert set(total) - {"pk", "sk"} == {"all", "entity:lead", "action:lead_delete"}
+    assert repo.table().get(repo.COUNTER_PK, f"ADMIN#{admins[7]}", consistent=True)["n"] == 2
+    _, n, exact, _ = service.list_logs({"admin_id": admins[7]}, search=None, date_from=None, date_to=None,
+                                       offset=0, limit=20, cursor=None)
+    assert n == 2 and exact

@@ -82,9 +82,15 @@ class _Fields(BaseModel):
     first_name: str | None = Field(default=None, max_length=200)
     last_name: str | None = Field(default=None, max_length=200)
     phone: str | None = Field(default=None, max_length=50)
-    tags: Any = None
-    custom_fields: Any = None
-    lists: Any = None
+    tags: Any = Field(default=None, description=(
+        f"At most {MAX_TAGS} tags per contact, each 1-64 characters without '#' (a string is one tag). "
+        "Bound (issue 23 rule 3): imports that add tags keep the contact at this limit too."))
+    custom_fields: Any = Field(default=None, description=(
+        f"An object of at most {MAX_CUSTOM_FIELDS} fields: keys 1-64 characters, values strings (or numbers) "
+        "of at most 2,000 characters. Replaces the contact's custom fields."))
+    lists: Any = Field(default=None, description=(
+        f"At most {MAX_LISTS} list ids per contact (each must exist). Bound (issue 23 rule 3): imports into a "
+        "list keep the contact at this limit too."))
     status: Literal["active", "unsubscribed", "bounced"] | None = None
 
     _tags = field_validator("tags")(classmethod(lambda cls, v: None if v is None else clean_tags(v)))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Dashboard(BaseModel):
@@ -25,8 +25,16 @@ class TestAnalytics(BaseModel):
     average_score: float
     average_percentage: float
     pass_rate: float
-    test_statistics: dict[str, Any]
-    difficulty_analysis: dict[str, Any]
+    test_statistics: dict[str, Any] = Field(description=(
+        "Mean and SD (exact running sums), median, Cronbach's alpha. Bound (issue 23 rule 3): the score "
+        "histogram behind the median is kept on a grid of at most 2,000 steps of the test's maximum "
+        "(1, 2, 2.5 or 5 x 10^k marks; whole, half and quarter marks stay exact), so the statistics "
+        "items stay a few KB whatever the number of attempts or the marks given."))
+    difficulty_analysis: dict[str, Any] = Field(description=(
+        "Per question: Moodle facility and discrimination indexes (exact running sums), discriminative "
+        "efficiency (item scores on a grid of at most 100 steps of the question's marks, rest scores on "
+        "the test grid) and option counts (real options A-D only: free text in an option answer is "
+        "never counted)."))
 
 
 class StudentAnalytics(BaseModel):

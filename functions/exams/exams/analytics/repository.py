@@ -5,7 +5,8 @@ histogram ``t:<T>``; ``TEST#<test> / ISTAT#<question>`` — per-question ``n``, 
 ``unanswered``, option picks ``o:<X>`` and the joint histogram ``c:<x>:<rest>``;
 ``TEST#<test> / FOLD#<attempt>#<chunk>`` — idempotency markers (TTL 15 days > SQS retention);
 ``SSTATS#<student> / STATS`` — ``n``, ``pct_sum``; ``ACT#<YYYY-MM-DD> / GLOBAL|CLIENT#<id>`` —
-activity today; ``ORGRANK / GLOBAL`` — submissions per client (``c:<client>``) for top organisations.
+activity today; ``ORGRANK / C#<client>`` — submissions of one client (``n``) for top organisations
+(an item per client, not a map on one item that would grow with the number of clients: issue 23 rule 3).
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def fold(attempt: dict, test_add: dict, per_q: dict[str, dict], *, day: str, ttl
                 ops.append({"update": (f"SSTATS#{attempt['student_id']}", "STATS"), "add": {"n": 1, "pct_sum": pct}})
             ops.append({"update": (f"ACT#{day}", "GLOBAL"), "add": {"submitted": 1}})
             ops.append({"update": (f"ACT#{day}", f"CLIENT#{cid}"), "add": {"submitted": 1}})
-            ops.append({"update": ("ORGRANK", "GLOBAL"), "add": {f"c:{cid}": 1}})
+            ops.append({"update": ("ORGRANK", f"C#{cid}"), "add": {"n": 1}})
         for qid in chunk:
             ops.append({"update": (f"TEST#{tid}", f"ISTAT#{qid}"), "add": per_q[qid]})
         try:
@@ -52,8 +53,9 @@ def activity(day: str, client_id: str | None) -> dict:
     return table().get(f"ACT#{day}", f"CLIENT#{client_id}" if client_id else "GLOBAL") or {}
 
 
-def org_rank() -> dict:
-    return table().get("ORGRANK", "GLOBAL") or {}
+def org_rank() -> dict[str, int]:
+    """Submitted attempts per client id (one small item per client with submissions)."""
+    return {i["sk"][2:]: int(i.get("n") or 0) for i in table().query_all("ORGRANK", sk_prefix="C#")}
 
 
 def test_stats(test_id: str) -> dict:

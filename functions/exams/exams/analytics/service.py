@@ -150,7 +150,7 @@ def _super_admin_dashboard() -> dict:
     act = repo.activity(today, None)
     plans = {k.split("#", 1)[1]: int(v) for k, v in c.items() if k.startswith("plan#")}
     rank = repo.org_rank()
-    top = sorted(((k[2:], int(v)) for k, v in rank.items() if k.startswith("c:")), key=lambda x: -x[1])[:10]
+    top = sorted(rank.items(), key=lambda x: -x[1])[:10]
     names = repo.clients([cid for cid, _ in top]) if top else {}
     started, submitted = int(_num(c, "attempts")), int(_num(c, "attempts_submitted"))
     return {

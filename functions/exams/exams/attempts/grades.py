@@ -9,13 +9,15 @@ from ..grading import MANUAL, KeyEntry, grade
 from ..identity import Principal, ensure_object_tenant
 from ..settings import settings
 from . import repository as repo
-from .access import load
+from .access import not_found
 from .submission import enqueue_analytics
-from .views import present
+from .views import joined_results, present, stored_results
 
 
 def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
-    a = load(attempt_id)
+    a, saved = repo.get_with_answers(attempt_id)
+    if not a:
+        raise not_found(attempt_id)
     ensure_object_tenant(p, a["client_id"])
     if a["status"] != "submitted":
         raise ApiError("Only submitted attempts can be graded", code="STATE_CONFLICT", status=409,
@@ -33,14 +35,14 @@ def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
         if g["marks"] < 0 or g["marks"] > k.marks:
             raise ValidationFailed(f"marks must be between 0 and {k.marks}", fields={"marks": g["question_id"]})
         manual[g["question_id"]] = float(g["marks"])
-    answers = {r["question_id"]: r.get("answer") for r in a.get("results") or []}
+    answers = {r["question_id"]: r.get("answer") for r in joined_results(a.get("results"), saved)}
     keys = [keys_by[o["question_id"]] for o in a.get("order") or [] if o["question_id"] in keys_by]
     result = grade(keys, answers, negative_marking=bool((t or {}).get("negative_marking")), manual=manual)
     passing = float((t or {}).get("passing_percentage", settings().default_passing_percentage))
     passed = result.pending_manual == 0 and result.percentage >= passing
     fields = {"score": result.score, "raw_score": result.raw_score, "percentage": result.percentage,
               "passed": passed, "pending_manual": result.pending_manual, "manual_marks": manual,
-              "results": [r.to_item() for r in result.results], "graded_by": p.user_id,
+              "results": stored_results(result.results), "graded_by": p.user_id,
               "graded_at": clock.now_iso(), "counted_passed": passed}
     try:
         new = repo.regrade(attempt_id, fields, expected_version=int(a.get("grade_version") or 0),
@@ -58,5 +60,5 @@ def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
     record("attempt.grade", "attempt", attempt_id, user_id=p.user_id, client_id=a["client_id"],
            metadata={"grades": len(grades), "score": result.score})
     out = present(new, t, p)
-    out["results"] = new.get("results")
+    out["results"] = joined_results(new.get("results"), saved)
     return out

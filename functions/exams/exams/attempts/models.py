@@ -87,7 +87,11 @@ class AttemptDetail(AttemptOut):
     questions: list[dict] = []
     sections: list[dict] = []
     answers: list[dict] = []
-    results: list[dict] | None = None
+    results: list[dict] | None = Field(default=None, description=(
+        "One entry per question of the paper (at most 500). Bound (issue 23 rule 3): the attempt item keeps "
+        "an answer of at most 16 characters inline; longer answers (up to 20,000 characters each) are kept "
+        "as separate saved-answer items and joined back here, so no attempt item can outgrow DynamoDB's "
+        "400 KB."))
 
 
 class SavedAnswer(BaseModel):

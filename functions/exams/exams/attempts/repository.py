@@ -54,10 +54,13 @@ def get_with_answers(attempt_id: str) -> tuple[dict | None, dict[str, dict]]:
 
 
 def test_key_and_meta(test_id: str) -> tuple[dict | None, dict | None]:
-    """Answer key and test settings in one query (``KEY`` and ``META`` sort next to each other)."""
-    items, _ = table().query(f"TEST#{test_id}", sk_between=("KEY", "META"))
-    by = {i["sk"]: i for i in items}
-    return by.get("KEY"), strip_keys(by.get("META"))
+    """Answer key and test settings in one query (``KEY``, ``KEY#<nnnn>`` when the key is cut into
+    several items, and ``META`` sort next to each other)."""
+    from ..tests.repository import merge_key
+
+    items = table().query_all(f"TEST#{test_id}", sk_between=("KEY", "META"))
+    meta = next((i for i in items if i["sk"] == "META"), None)
+    return merge_key(items), strip_keys(meta)
 
 
 def candidate(test_id: str, candidate_id: str) -> dict | None:

@@ -15,7 +15,7 @@ from ..identity import Principal
 from ..settings import settings
 from . import repository as repo
 from .access import already_submitted, authorize, load, not_found
-from .views import present
+from .views import present, stored_results
 
 
 def submit(p: Principal | None, attempt_id: str, token: str | None, *, client_time_taken: Any = None) -> dict:
@@ -53,7 +53,7 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
     fields = {"status": "submitted", "submitted_at": clock.now_iso(), "submit_reason": reason,
               "score": result.score, "raw_score": result.raw_score, "total_marks": result.total_marks,
               "percentage": result.percentage, "passed": passed, "pending_manual": result.pending_manual,
-              "results": [r.to_item() for r in result.results], "time_taken": time_taken, "grade_version": 0,
+              "results": stored_results(result.results), "time_taken": time_taken, "grade_version": 0,
               "manual_marks": {}, "counted_passed": passed}
     if client_time_taken is not None:
         try:

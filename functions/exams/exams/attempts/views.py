@@ -3,10 +3,36 @@ from (``AttemptOut``; scores masked until the test shows results), the detail vi
 without answer keys in the attempt's order, section windows, saved answers) and a saved answer."""
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 from lambdakit import clock
 
 from ..identity import Principal
 from . import paper
+
+#: Issue 23 rule 3: the graded ``results`` list on the attempt item (``A#META``) keeps an answer
+#: only up to this many characters (option letters, true/false, short fill-ins). Longer answers
+#: (essays, code: up to ``answers.MAX_ANSWER_CHARS`` each) stay in their ``A#ANS#<question>``
+#: items and are joined back on read, so 500 questions of long answers never put the attempt
+#: item past DynamoDB's 400 KB (a result entry is at most ~400 bytes: 500 of them ≈ 200 KB).
+INLINE_ANSWER_CHARS = 16
+
+
+def stored_results(results: Iterable[Any]) -> list[dict]:
+    """``QuestionResult``s as kept on the attempt item: a long answer is left out (see above)."""
+    out = []
+    for r in results:
+        item = r.to_item()
+        if item.get("answer") is not None and len(str(item["answer"])) > INLINE_ANSWER_CHARS:
+            del item["answer"]
+        out.append(item)
+    return out
+
+
+def joined_results(results: list[dict] | None, answers: dict[str, dict]) -> list[dict]:
+    """Stored results with every left-out answer read back from the saved answer items."""
+    return [r if "answer" in r else {**r, "answer": (answers.get(r["question_id"]) or {}).get("answer")}
+            for r in results or []]
 
 
 def is_admin(p: Principal | None) -> bool:
@@ -71,5 +97,5 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
                         if s.get("end_offset") is not None else None} for s in a.get("sections") or []]
     out["answers"] = [answer_view(x) for x in answers.values()]
     if a.get("status") == "submitted" and results_visible(p, test) and (test or {}).get("allow_review", 1):
-        out["results"] = a.get("results")
+        out["results"] = joined_results(a.get("results"), answers)
     return out

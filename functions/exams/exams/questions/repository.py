@@ -2,8 +2,9 @@
 
 ``QUESTION#<id> / META`` — the question; ``gsi1`` ``QBANK#<client>`` / ``F#<folder>#<created>#<id>``
 (list per tenant, prefix per folder); ``gsi2`` ``QBATCH#<batch>`` / ``<id>`` (import rollback).
-``QCOUNT#<client> / META`` — counters ``all`` and ``f:<folder>`` maintained in the same
-transaction as the writes (list totals without counting).
+``QCOUNT#<client> / META`` — counter ``all``; ``QCOUNT#<client> / F#<folder>`` — counter ``n`` of
+one folder (an item per folder, never a map on one item: folder ids are free text, issue 23 rule 3),
+maintained in the same transaction as the writes (list totals without counting).
 ``QIMPORT#<batch> / META`` — the import manifest (client, count, state).
 """
 from __future__ import annotations
@@ -24,8 +25,30 @@ def _item(q: dict) -> dict:
     return item
 
 
-def _count_op(client_id: str, deltas: dict[str, int]) -> dict:
-    return {"update": (f"QCOUNT#{client_id}", "META"), "add": deltas}
+def _count_ops(client_id: str, deltas: dict[str, int]) -> list[dict]:
+    """``all`` on the ``META`` item, each ``f:<folder>`` on the folder's own item."""
+    ops = [{"update": (f"QCOUNT#{client_id}", "META"), "add": {"all": deltas["all"]}}]
+    ops += [{"update": (f"QCOUNT#{client_id}", f"F#{k[2:]}"), "add": {"n": v}}
+            for k, v in deltas.items() if k.startswith("f:") and v]
+    return ops
+
+
+def _chunks(questions: list[dict], room: int = 99) -> list[list[dict]]:
+    """Consecutive chunks whose writes plus counter updates (``META`` and one per folder) fit one
+    transaction of 100 items with ``100 - room`` to spare (the import manifest)."""
+    out: list[list[dict]] = []
+    cur: list[dict] = []
+    folders: set[str] = set()
+    for q in questions:
+        f = q.get("folder_id") or NO_FOLDER
+        if cur and len(cur) + 1 + 1 + len(folders | {f}) > room:
+            out.append(cur)
+            cur, folders = [], set()
+        cur.append(q)
+        folders.add(f)
+    if cur:
+        out.append(cur)
+    return out
 
 
 def _folder_deltas(questions: list[dict], sign: int) -> dict[str, int]:
@@ -43,12 +66,12 @@ def insert(questions: list[dict], *, manifest: dict | None = None) -> None:
         return
     t = table()
     client_id = questions[0]["client_id"]
-    chunks = [questions[i:i + 98] for i in range(0, len(questions), 98)]
+    chunks = _chunks(questions)
     done: list[dict] = []
     try:
         for n, chunk in enumerate(chunks):
             ops = [{"put": _item(q), "condition": "attribute_not_exists(pk)"} for q in chunk]
-            ops.append(_count_op(client_id, _folder_deltas(chunk, +1)))
+            ops.extend(_count_ops(client_id, _folder_deltas(chunk, +1)))
             if manifest is not None and n == len(chunks) - 1:
                 ops.append({"put": {**manifest, "pk": f"QIMPORT#{manifest['id']}", "sk": "META"},
                             "condition": "attribute_not_exists(pk)"})
@@ -66,10 +89,9 @@ def delete_many(questions: list[dict]) -> None:
     if not questions:
         return
     t = table()
-    for i in range(0, len(questions), 98):
-        chunk = questions[i:i + 98]
+    for chunk in _chunks(questions, room=100):
         ops = [{"delete": (f"QUESTION#{q['id']}", "META")} for q in chunk]
-        ops.append(_count_op(chunk[0]["client_id"], _folder_deltas(chunk, -1)))
+        ops.extend(_count_ops(chunk[0]["client_id"], _folder_deltas(chunk, -1)))
         t.transact(ops)
 
 
@@ -90,8 +112,9 @@ def page(client_id: str, folder_id: str | None, *, page: int, limit: int, cursor
 
 
 def count(client_id: str, folder_id: str | None) -> int:
-    item = table().get(f"QCOUNT#{client_id}", "META") or {}
-    return int(item.get(f"f:{folder_id}" if folder_id else "all") or 0)
+    if folder_id:
+        return int((table().get(f"QCOUNT#{client_id}", f"F#{folder_id}") or {}).get("n") or 0)
+    return int((table().get(f"QCOUNT#{client_id}", "META") or {}).get("all") or 0)
 
 
 def batch_manifest(batch_id: str) -> dict | None:
@@ -120,10 +143,9 @@ def delete_existing(questions: list[dict]) -> int:
     (safe under concurrent or repeated rollbacks)."""
     t = table()
     deleted = 0
-    for i in range(0, len(questions), 98):
-        chunk = questions[i:i + 98]
+    for chunk in _chunks(questions, room=100):
         ops = [{"delete": (f"QUESTION#{q['id']}", "META"), "condition": "attribute_exists(pk)"} for q in chunk]
-        ops.append(_count_op(chunk[0]["client_id"], _folder_deltas(chunk, -1)))
+        ops.extend(_count_ops(chunk[0]["client_id"], _folder_deltas(chunk, -1)))
         try:
             t.transact(ops)
             deleted += len(chunk)
@@ -131,7 +153,7 @@ def delete_existing(questions: list[dict]) -> int:
             for q in chunk:
                 try:
                     t.transact([{"delete": (f"QUESTION#{q['id']}", "META"), "condition": "attribute_exists(pk)"},
-                                _count_op(q["client_id"], _folder_deltas([q], -1))])
+                                *_count_ops(q["client_id"], _folder_deltas([q], -1))])
                     deleted += 1
                 except ConditionFailed:
                     pass

@@ -7,7 +7,7 @@ from typing import Any
 from lambdakit.errors import ApiError
 
 from ..attempts import access
-from ..attempts.views import results_visible
+from ..attempts.views import joined_results, results_visible
 from ..identity import Principal
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -32,7 +32,7 @@ def report(p: Principal | None, attempt_id: str, token: str | None) -> tuple[byt
     key_item = trepo.get_key(a["test_id"]) or {}
     keys = key_item.get("keys") or {}
     istats = anrepo.item_stats(a["test_id"])
-    results = {r["question_id"]: r for r in a.get("results") or []}
+    results = {r["question_id"]: r for r in joined_results(a.get("results"), answers)}
     questions: list[dict[str, Any]] = []
     sections: dict[str, dict[str, Any]] = {}
     bands: dict[str, dict[str, Any]] = {}

@@ -55,7 +55,11 @@ def update_test(testId: str):
 
 
 @router.post("/api/tests/<testId>/publish", summary="Publish a draft test", middlewares=[require(CLIENT_ADMIN)],
-             openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 503)))
+             description="Snapshots the paper and the answer key (at most 500 questions). Bound (issue 23 rule 3): "
+                         "the snapshots are cut into items of at most 300 KB and written in one transaction; a "
+                         "test whose content exceeds DynamoDB's 4 MB transaction is refused whole with 413 "
+                         "`PAYLOAD_TOO_LARGE` (nothing published).",
+             openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 413, 503)))
 def publish_test(testId: str):
     return ok(service.publish(signed_in(router), testId), "Test published")
 

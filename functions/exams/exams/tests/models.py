@@ -38,8 +38,12 @@ class TestFields(BaseModel):
     folder_id: str | None = Field(default=None, max_length=128)
     allow_guests: bool | None = None
     show_results_after_submission: bool | None = None
-    question_ids: list[str] | None = Field(default=None, max_length=500)
-    sections: list[SectionIn] | None = Field(default=None, max_length=50)
+    question_ids: list[str] | None = Field(default=None, max_length=500, description=(
+        "At most 500 question ids. A test holds at most 500 questions in all (with `sections`, across all "
+        "sections together): more is a 400 `INVALID_TEST_CONFIGURATION` with `details.reason` "
+        "`too_many_questions` and `details.limit` 500."))
+    sections: list[SectionIn] | None = Field(default=None, max_length=50, description=(
+        "At most 50 sections and at most 500 questions across all sections together."))
     scheduled_start: str | None = None
     scheduled_end: str | None = None
     timezone: str | None = Field(default=None, max_length=64)

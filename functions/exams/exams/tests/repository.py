@@ -2,19 +2,54 @@
 
 ``TEST#<id> / META`` — the test; ``gsi1`` ``TESTS#<client>`` / ``<created>#<id>``; ``gsi2``
 ``TESTS#<client>#S#<status>`` / ``<created>#<id>``; ``gsi3`` ``TESTS#<client>#F#<folder>`` (lists).
-``TEST#<id> / KEY`` — answer key snapshot written at publish (grading reads only this).
+``TEST#<id> / KEY`` (and ``KEY#<nnnn>`` when it does not fit) — answer key snapshot written at
+publish (grading reads only these; they sort between ``ISTAT#`` and ``META``).
 ``TEST#<id> / PAPER#<nnnn>`` — question content snapshot (≤ 40 questions per item) for delivery.
+Both snapshots are cut into items of at most ``SNAPSHOT_BYTES`` (issue 23 rule 3): 500 questions of
+up to ~9,000 characters each would not fit 40 to an item, nor a key of 500 fill-in questions with
+many accepted texts one item.
 ``TEST#<id> / CAND#<student>`` — attempts used by a candidate (attempt limit), see attempts.
 ``SHARE#<code> / SHARE`` — share code → test id (uniqueness by conditional put).
-``TCOUNT#<client> / META`` — list totals ``all``, ``s:<status>``, ``f:<folder>``.
+``TCOUNT#<client> / META`` — list totals ``all``, ``s:<status>``; ``TCOUNT#<client> / F#<folder>`` — ``n``
+of one folder (an item per folder: folder ids are free text, issue 23 rule 3).
 """
 from __future__ import annotations
 
+from lambdakit.ddbcalls import size_of
 from lambdakit.errors import ConditionFailed
 
 from ..store import page_query, strip_keys, table
 
 PAPER_CHUNK = 40
+SNAPSHOT_BYTES = 300_000
+
+
+def _by_size(entries: list, *, most: int) -> list[list]:
+    """Consecutive runs of at most ``most`` entries and ``SNAPSHOT_BYTES`` (one entry may be alone)."""
+    out: list[list] = []
+    cur: list = []
+    used = 0
+    for e in entries:
+        b = size_of(e)
+        if cur and (used + b > SNAPSHOT_BYTES or len(cur) >= most):
+            out.append(cur)
+            cur, used = [], 0
+        cur.append(e)
+        used += b
+    if cur:
+        out.append(cur)
+    return out
+
+
+def merge_key(items: list[dict]) -> dict | None:
+    """The answer key from its items (``KEY``, ``KEY#0001``...), as one ``{"keys": {...}}``."""
+    parts = [i for i in items if i["sk"] == "KEY" or i["sk"].startswith("KEY#")]
+    if not parts:
+        return None
+    keys: dict = {}
+    for i in sorted(parts, key=lambda i: i["sk"]):
+        keys.update(i.get("keys") or {})
+    return {**parts[0], "keys": keys}
 
 
 def _index_keys(t: dict) -> dict:
@@ -26,8 +61,13 @@ def _index_keys(t: dict) -> dict:
     return keys
 
 
-def _count_op(client_id: str, deltas: dict[str, int]) -> dict:
-    return {"update": (f"TCOUNT#{client_id}", "META"), "add": deltas}
+def _count_ops(client_id: str, deltas: dict[str, int]) -> list[dict]:
+    """``all`` and ``s:<status>`` on the ``META`` item, each ``f:<folder>`` on the folder's own item."""
+    main = {k: v for k, v in deltas.items() if not k.startswith("f:")}
+    ops = [{"update": (f"TCOUNT#{client_id}", "META"), "add": main}] if main else []
+    ops += [{"update": (f"TCOUNT#{client_id}", f"F#{k[2:]}"), "add": {"n": v}}
+            for k, v in deltas.items() if k.startswith("f:") and v]
+    return ops
 
 
 def create(t: dict) -> None:
@@ -39,7 +79,7 @@ def create(t: dict) -> None:
         {"put": {**t, **_index_keys(t), "pk": f"TEST#{t['id']}", "sk": "META"}, "condition": "attribute_not_exists(pk)"},
         {"put": {"pk": f"SHARE#{t['share_code']}", "sk": "SHARE", "test_id": t["id"], "client_id": t["client_id"]},
          "condition": "attribute_not_exists(pk)"},
-        _count_op(t["client_id"], deltas),
+        *_count_ops(t["client_id"], deltas),
     ])
 
 
@@ -48,7 +88,7 @@ def get(test_id: str, *, consistent: bool = False) -> dict | None:
 
 
 def get_key(test_id: str) -> dict | None:
-    return table().get(f"TEST#{test_id}", "KEY")
+    return merge_key(table().query_all(f"TEST#{test_id}", sk_prefix="KEY"))
 
 
 def get_paper(test_id: str) -> list[dict]:
@@ -80,7 +120,7 @@ def update_fields(t: dict, changes: dict, *, expected_status: str, expected_vers
             "condition": "#st = :st AND #ver = :ver AND attribute_not_exists(deleted_at)",
             "names": {"#st": "status", "#ver": "version"}, "values": {":st": expected_status, ":ver": expected_version}}]
     if deltas:
-        ops.append(_count_op(t["client_id"], deltas))
+        ops.extend(_count_ops(t["client_id"], deltas))
     table().transact(ops)
     new["version"] = expected_version + 1
     return new
@@ -94,12 +134,12 @@ def publish(t: dict, key: dict, paper: list[dict], now: str) -> dict:
                  "version": int(t.get("version") or 0) + 1, "question_count": len(paper)},
          "condition": "#st = :d AND attribute_not_exists(deleted_at)", "names": {"#st": "status"},
          "values": {":d": "draft"}},
-        {"put": {"pk": f"TEST#{t['id']}", "sk": "KEY", "keys": key}},
-        _count_op(t["client_id"], {"s:draft": -1, "s:published": 1}),
+        *_count_ops(t["client_id"], {"s:draft": -1, "s:published": 1}),
     ]
-    for i in range(0, len(paper), PAPER_CHUNK):
-        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"PAPER#{i // PAPER_CHUNK:04d}",
-                            "questions": paper[i:i + PAPER_CHUNK]}})
+    for n, run in enumerate(_by_size(list(key.items()), most=len(key) or 1)):
+        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"KEY#{n:04d}" if n else "KEY", "keys": dict(run)}})
+    for n, qs in enumerate(_by_size(paper, most=PAPER_CHUNK)):
+        ops.append({"put": {"pk": f"TEST#{t['id']}", "sk": f"PAPER#{n:04d}", "questions": qs}})
     table().transact(ops)
     new["question_count"] = len(paper)
     return new
@@ -115,7 +155,7 @@ def soft_delete(t: dict, now: str) -> None:
          "condition": "attribute_not_exists(deleted_at) AND #st = :st", "names": {"#st": "status"},
          "values": {":st": t["status"]}},
         {"delete": (f"SHARE#{t['share_code']}", "SHARE")},
-        _count_op(t["client_id"], deltas),
+        *_count_ops(t["client_id"], deltas),
     ])
 
 
@@ -134,9 +174,10 @@ def page(client_id: str, status: str | None, folder_id: str | None, *, page: int
 
 
 def count(client_id: str, status: str | None, folder_id: str | None) -> int:
+    if folder_id:
+        return int((table().get(f"TCOUNT#{client_id}", f"F#{folder_id}") or {}).get("n") or 0)
     item = table().get(f"TCOUNT#{client_id}", "META") or {}
-    key = f"f:{folder_id}" if folder_id else (f"s:{status}" if status else "all")
-    return int(item.get(key) or 0)
+    return int(item.get(f"s:{status}" if status else "all") or 0)
 
 
 def recent_published(client_id: str, limit: int) -> list[dict]:

@@ -19,6 +19,10 @@ PUBLIC_FIELDS = ("id", "test_name", "description", "timer", "allow_review", "neg
                  "show_results_after_submission", "status", "share_code", "scheduled_start", "scheduled_end",
                  "timezone", "camera_required", "question_count", "active_status", "attempts_allowed")
 POST_PUBLISH_EDITABLE = frozenset({"status", "result_status"})
+#: Issue 23 rule 3: questions of one test, all sections together (``question_ids`` and each
+#: section's list are each capped at 500 by the request model; 50 sections could hold 25,000).
+#: Bounds the test item, its answer key and every attempt's order and results.
+MAX_TEST_QUESTIONS = 500
 
 
 # ------------------------------------------------------------------ errors
@@ -76,6 +80,10 @@ def validate_config(t: dict) -> None:
                 raise bad_config("duplicate_section_id")
             seen_ids.add(s["id"])
     qids = all_question_ids(t)
+    if len(qids) > MAX_TEST_QUESTIONS:
+        raise ApiError(f"A test holds at most {MAX_TEST_QUESTIONS} questions (all sections together)",
+                       code="INVALID_TEST_CONFIGURATION", status=400,
+                       details={"reason": "too_many_questions", "limit": MAX_TEST_QUESTIONS, "requested": len(qids)})
     if len(qids) != len(set(qids)):
         raise bad_config("duplicate_question", "A question appears more than once in the test")
 

@@ -5,7 +5,9 @@ Items (single table):
   ``gsi2pk="ACTLOG#ENTITY#<entity_type>"``, ``gsi3pk="ACTLOG#ACTION#<action_type>"``
   (each ``gsiNsk`` = ``sk``), so every list is newest-first by a key query.
 - counters: ``pk="COUNTER#ACTLOG"``, ``sk="TOTAL"`` with numeric attributes ``all``,
-  ``admin:<id>``, ``entity:<type>``, ``action:<type>``.
+  ``entity:<type>``, ``action:<type>`` (closed sets of names), and one item per admin,
+  ``sk="ADMIN#<admin_id>"`` with ``n``: the number of admins only grows, so their counters are
+  items of their own, never a map on ``TOTAL`` (issue 23 rule 3).
 """
 from __future__ import annotations
 
@@ -43,10 +45,11 @@ def entry_ops(entry: dict) -> list[dict]:
             "gsi2pk": INDEX_FOR["entity_type"][1] + entry["entity_type"], "gsi2sk": sk,
             "gsi3pk": INDEX_FOR["action_type"][1] + entry["action_type"], "gsi3sk": sk,
             **entry}
-    counters = {"all": 1, counter_attr("admin", entry["admin_id"]): 1,
-                counter_attr("entity", entry["entity_type"]): 1, counter_attr("action", entry["action_type"]): 1}
+    counters = {"all": 1, counter_attr("entity", entry["entity_type"]): 1,
+                counter_attr("action", entry["action_type"]): 1}
     return [{"put": item, "condition": "attribute_not_exists(pk)"},
-            {"update": (COUNTER_PK, COUNTER_SK), "add": counters}]
+            {"update": (COUNTER_PK, COUNTER_SK), "add": counters},
+            {"update": (COUNTER_PK, f"ADMIN#{entry['admin_id']}"), "add": {"n": 1}}]
 
 
 def write(entry: dict) -> None:
@@ -54,6 +57,8 @@ def write(entry: dict) -> None:
 
 
 def counter(dimension: str | None, value: str | None) -> int:
+    if dimension == "admin_id":
+        return int(listing.get_counters(COUNTER_PK, f"ADMIN#{value or ''}").get("n", 0))
     c = listing.get_counters(COUNTER_PK, COUNTER_SK)
     key = "all" if dimension is None else counter_attr(COUNTER_DIM[dimension], value or "")
     return int(c.get(key, 0))
