@@ -6,10 +6,12 @@ at cold start.
 """
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class PageQuery(BaseModel):
+class PageQuery(Model):
     """``page`` ≥ 1 and ``limit`` 1..100 (default 20)."""
     model_config = ConfigDict(extra="ignore")
 
@@ -21,14 +23,14 @@ class CursorPageQuery(PageQuery):
     cursor: str | None = Field(default=None, description="Opaque cursor from a previous next_cursor")
 
 
-class AttemptTokenQuery(BaseModel):
+class AttemptTokenQuery(Model):
     """Guests authenticate with the attempt token (or the ``x-attempt-token`` header)."""
     model_config = ConfigDict(extra="ignore")
 
     attempt_token: str | None = Field(default=None, description="The guest's attempt token")
 
 
-class ClientScopeQuery(BaseModel):
+class ClientScopeQuery(Model):
     model_config = ConfigDict(extra="ignore")
 
     client_id: str | None = Field(default=None, description="Tenant (super admins); client admins: their own")
@@ -38,6 +40,6 @@ class ClientPageQuery(PageQuery):
     client_id: str | None = Field(default=None, description="Tenant (super admins); client admins: their own")
 
 
-class Deleted(BaseModel):
+class Deleted(Model):
     id: str
     deleted: bool

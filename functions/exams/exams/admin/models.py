@@ -1,10 +1,12 @@
 """Request bodies of the admin routes."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class SettingsUpdate(BaseModel):
+class SettingsUpdate(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     maintenance_mode: bool | None = None
@@ -12,7 +14,7 @@ class SettingsUpdate(BaseModel):
     registration_enabled: bool | None = None
 
 
-class PlatformSettings(BaseModel):
+class PlatformSettings(Model):
     maintenance_mode: bool
     announcement_banner: str | None = None
     registration_enabled: bool
@@ -20,7 +22,7 @@ class PlatformSettings(BaseModel):
     updated_by: str | None = None
 
 
-class AuditLogRow(BaseModel):
+class AuditLogRow(Model):
     model_config = ConfigDict(extra="allow")
 
     id: str
@@ -34,7 +36,7 @@ class AuditLogRow(BaseModel):
     created_at: str
 
 
-class AuditLogQuery(BaseModel):
+class AuditLogQuery(Model):
     model_config = ConfigDict(extra="ignore")
 
     user_id: str | None = None

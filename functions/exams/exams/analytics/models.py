@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class Dashboard(BaseModel):
+class Dashboard(Model):
     """SA (role super_admin: totals, plan_distribution, expiring_subscriptions, activity_today,
     top_organisations, live_load) or CA (role client_admin: counts, average_score, pass_rate,
     top_performers, per_test, usage_vs_limits)."""
@@ -15,7 +17,7 @@ class Dashboard(BaseModel):
     role: str
 
 
-class TestAnalytics(BaseModel):
+class TestAnalytics(Model):
     model_config = ConfigDict(extra="allow")
 
     test_id: str
@@ -37,7 +39,7 @@ class TestAnalytics(BaseModel):
         "never counted)."))
 
 
-class StudentAnalytics(BaseModel):
+class StudentAnalytics(Model):
     model_config = ConfigDict(extra="allow")
 
     student_id: str

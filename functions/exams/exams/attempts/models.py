@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 from ..apidoc import CursorPageQuery
 
 
-class StartIn(BaseModel):
+class StartIn(Model):
     model_config = ConfigDict(extra="ignore")
 
     test_id: str | None = Field(default=None, max_length=64)
@@ -16,7 +18,7 @@ class StartIn(BaseModel):
     guest_name: str | None = Field(default=None, max_length=100)
 
 
-class _AnswerBase(BaseModel):
+class _AnswerBase(Model):
     model_config = ConfigDict(extra="ignore")
 
     question_id: str = Field(min_length=1, max_length=64)
@@ -39,24 +41,24 @@ class SingleAnswer(_AnswerBase):
 ClientTimeTaken = Annotated[float | None, Field(default=None, ge=0, le=10**12)]
 
 
-class SubmitIn(BaseModel):
+class SubmitIn(Model):
     model_config = ConfigDict(extra="ignore")
 
     attempt_id: str = Field(min_length=1, max_length=64)
     time_taken: ClientTimeTaken = None
 
 
-class Grade(BaseModel):
+class Grade(Model):
     question_id: str = Field(min_length=1, max_length=64)
     marks: float
 
 
-class GradesIn(BaseModel):
+class GradesIn(Model):
     grades: list[Grade] = Field(min_length=1, max_length=500)
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
-class AttemptOut(BaseModel):
+class AttemptOut(Model):
     """An attempt as its reader may see it (score null and result_masked when results are hidden)."""
     model_config = ConfigDict(extra="allow")
 
@@ -94,7 +96,7 @@ class AttemptDetail(AttemptOut):
         "400 KB."))
 
 
-class SavedAnswer(BaseModel):
+class SavedAnswer(Model):
     model_config = ConfigDict(extra="allow")
 
     question_id: str
@@ -104,19 +106,19 @@ class SavedAnswer(BaseModel):
     saved_at: str | None = None
 
 
-class SaveResult(BaseModel):
+class SaveResult(Model):
     attempt_id: str
     saved: int
     saved_at: str
     remaining_seconds: float
 
 
-class BatchAnswers(BaseModel):
+class BatchAnswers(Model):
     """The batch body may also be a bare array of entries."""
     answers: list[BatchAnswer] = Field(min_length=1, max_length=99)
 
 
-class SubmitBody(BaseModel):
+class SubmitBody(Model):
     model_config = ConfigDict(extra="ignore")
 
     time_taken: ClientTimeTaken = None
@@ -129,7 +131,7 @@ class AttemptListQuery(CursorPageQuery):
     attempt_token: str | None = None
 
 
-class GuestOut(BaseModel):
+class GuestOut(Model):
     """A guest identity of a test (the owner's guest list)."""
     guest_id: str = Field(description="Hash of the test, guest token, client IP and User-Agent (no raw IP is stored)")
     guest_name: str | None = Field(default=None, description="Name given on the identity's latest start")

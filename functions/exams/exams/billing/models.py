@@ -4,7 +4,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 from ..apidoc import PageQuery
 from .catalog import PACKAGE_TYPES, PLAN_IDS
@@ -16,7 +18,7 @@ def _plan(v: str) -> str:
     return v
 
 
-class SubscriptionUpdate(BaseModel):
+class SubscriptionUpdate(Model):
     model_config = ConfigDict(extra="forbid")
 
     plan_id: str
@@ -39,7 +41,7 @@ def _bad():
     raise ValueError("expiry_date must be a date YYYY-MM-DD")
 
 
-class SubscriptionRequestCreate(BaseModel):
+class SubscriptionRequestCreate(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     plan_id: str
@@ -48,7 +50,7 @@ class SubscriptionRequestCreate(BaseModel):
     _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
 
 
-class PackageRequestCreate(BaseModel):
+class PackageRequestCreate(Model):
     model_config = ConfigDict(extra="forbid")
 
     package_type: str
@@ -61,7 +63,7 @@ class PackageRequestCreate(BaseModel):
         return v
 
 
-class PackageApproval(BaseModel):
+class PackageApproval(Model):
     """Optional limit overrides applied when the package becomes available."""
     model_config = ConfigDict(extra="forbid")
 
@@ -70,7 +72,7 @@ class PackageApproval(BaseModel):
 
 
 # ---------------------------------------------------------------- responses (OpenAPI)
-class Subscription(BaseModel):
+class Subscription(Model):
     model_config = ConfigDict(extra="allow")
 
     client_id: str
@@ -83,7 +85,7 @@ class Subscription(BaseModel):
     plan: dict | None = None
 
 
-class SubscriptionRequest(BaseModel):
+class SubscriptionRequest(Model):
     model_config = ConfigDict(extra="allow")
 
     id: str
@@ -100,7 +102,7 @@ class SubscriptionRequest(BaseModel):
     subscription: dict | None = None
 
 
-class Package(BaseModel):
+class Package(Model):
     model_config = ConfigDict(extra="allow")
 
     id: str

@@ -1,8 +1,9 @@
 """Request and response bodies of the clients routes."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 from ..billing.catalog import PLAN_IDS
@@ -14,7 +15,7 @@ def _plan(v: str | None) -> str | None:
     return v
 
 
-class Limits(BaseModel):
+class Limits(Model):
     """Per-client overrides of the plan (null = the plan's value, -1 = unlimited)."""
     model_config = ConfigDict(extra="forbid")
 
@@ -23,7 +24,7 @@ class Limits(BaseModel):
     max_questions_per_exam: int | None = Field(default=None, ge=-1)
 
 
-class CreateClient(BaseModel):
+class CreateClient(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=200)
@@ -34,7 +35,7 @@ class CreateClient(BaseModel):
     _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
 
 
-class UpdateClient(BaseModel):
+class UpdateClient(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
@@ -52,7 +53,7 @@ class UpdateClient(BaseModel):
         return v
 
 
-class Client(BaseModel):
+class Client(Model):
     id: str
     name: str
     address: str | None = None
@@ -63,7 +64,7 @@ class Client(BaseModel):
     updated_at: str | None = None
 
 
-class ClientLimits(BaseModel):
+class ClientLimits(Model):
     model_config = ConfigDict(extra="allow")
 
     max_exams_per_month: int | None = None

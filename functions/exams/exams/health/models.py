@@ -1,10 +1,12 @@
 """Response bodies of GET /health and GET / (OpenAPI)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from lambdakit.model import Model
 
 
-class Health(BaseModel):
+class Health(Model):
     model_config = ConfigDict(extra="allow")
 
     status: str
@@ -13,7 +15,7 @@ class Health(BaseModel):
     checks: dict[str, str]
 
 
-class ServiceInfo(BaseModel):
+class ServiceInfo(Model):
     model_config = ConfigDict(extra="allow")
 
     name: str

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from lambdakit.model import Model
 from lambdakit.validated import FreeDict
 
 from ..apidoc import CursorPageQuery
 
 
-class EventIn(BaseModel):
+class EventIn(Model):
     model_config = ConfigDict(extra="ignore")
 
     attempt_id: str = Field(min_length=1, max_length=64)
@@ -17,7 +18,7 @@ class EventIn(BaseModel):
     metadata: FreeDict | None = None
 
 
-class EventOut(BaseModel):
+class EventOut(Model):
     model_config = ConfigDict(extra="allow")
 
     id: str | None = None

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class QuestionIn(BaseModel):
+class QuestionIn(Model):
     model_config = ConfigDict(extra="ignore")
 
     question_text: str = Field(min_length=1, max_length=5000)
@@ -23,7 +25,7 @@ class QuestionIn(BaseModel):
     client_id: str | None = None
 
 
-class Question(BaseModel):
+class Question(Model):
     id: str
     client_id: str
     folder_id: str | None = None
@@ -43,7 +45,7 @@ class Question(BaseModel):
     created_at: str
 
 
-class ImportResult(BaseModel):
+class ImportResult(Model):
     import_batch_id: str
     imported: int
     total_rows: int
@@ -51,7 +53,7 @@ class ImportResult(BaseModel):
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
-class QuestionListQuery(BaseModel):
+class QuestionListQuery(Model):
     model_config = ConfigDict(extra="ignore")
 
     client_id: str | None = Field(default=None, description="Required for super admins")
@@ -61,7 +63,7 @@ class QuestionListQuery(BaseModel):
     cursor: str | None = None
 
 
-class ImportQuery(BaseModel):
+class ImportQuery(Model):
     """Also accepted as multipart form fields."""
     model_config = ConfigDict(extra="ignore")
 
@@ -70,12 +72,12 @@ class ImportQuery(BaseModel):
     package_id: str | None = None
 
 
-class RollbackQuery(BaseModel):
+class RollbackQuery(Model):
     model_config = ConfigDict(extra="ignore")
 
     import_batch_id: str = Field(min_length=1)
 
 
-class RollbackResult(BaseModel):
+class RollbackResult(Model):
     import_batch_id: str
     deleted: int

@@ -2,14 +2,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
+from pydantic import ConfigDict, Field, RootModel, field_validator
+
+from lambdakit.model import Model
 
 from ..apidoc import CursorPageQuery
 
 Flag = Literal[0, 1]
 
 
-class SectionIn(BaseModel):
+class SectionIn(Model):
     model_config = ConfigDict(extra="ignore")
 
     id: str | None = Field(default=None, max_length=64)
@@ -22,7 +24,7 @@ class SectionIn(BaseModel):
     lock_navigation: bool = False
 
 
-class TestFields(BaseModel):
+class TestFields(Model):
     """Every settable field of a test (create and update)."""
 
     model_config = ConfigDict(extra="ignore")
@@ -69,14 +71,14 @@ class TestCreate(TestFields):
     client_id: str | None = None
 
 
-class CloneIn(BaseModel):
+class CloneIn(Model):
     test_id: str = Field(min_length=1, max_length=64)
     test_name: str | None = Field(default=None, min_length=1, max_length=300)
     package_id: str | None = Field(default=None, max_length=64)
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
-class TestOut(BaseModel):
+class TestOut(Model):
     """A test: the full item for admins, the public fields for students and share-code lookups."""
     model_config = ConfigDict(extra="allow")
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import ConfigDict, EmailStr, Field, field_validator
+
+from lambdakit.model import Model
 
 from ..apidoc import ClientPageQuery
 from ..identity.principal import ROLES
 
 
-class CreateUser(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)  # email_validator on first use only (cold start)
+class CreateUser(Model):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     email: EmailStr
     password: str = Field(min_length=8, max_length=256)
@@ -39,7 +41,7 @@ class CreateUser(BaseModel):
         return v
 
 
-class UpdateProfile(BaseModel):
+class UpdateProfile(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
@@ -63,7 +65,7 @@ class UpdateProfile(BaseModel):
         return v
 
 
-class Profile(BaseModel):
+class Profile(Model):
     id: str
     email: str
     name: str
@@ -74,7 +76,7 @@ class Profile(BaseModel):
     updated_at: str | None = None
 
 
-class CreatedUser(BaseModel):
+class CreatedUser(Model):
     id: str
     email: str
     name: str

@@ -1,12 +1,14 @@
 """Request/response bodies of /api/auth/*."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 from .phones import Phone
 
 
-class RegisterRequest(BaseModel):
+class RegisterRequest(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=120)
@@ -16,28 +18,28 @@ class RegisterRequest(BaseModel):
     college: str | None = Field(default=None, max_length=200)
 
 
-class LoginRequest(BaseModel):
+class LoginRequest(Model):
     model_config = ConfigDict(extra="ignore")
 
     email: str = Field(min_length=1, max_length=254)
     password: str = Field(min_length=1, max_length=256)
 
 
-class UserSummary(BaseModel):
+class UserSummary(Model):
     id: str
     name: str
     email: str
     role: str
 
 
-class AuthResponse(BaseModel):
+class AuthResponse(Model):
     success: bool = True
     user: UserSummary
     token: str
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(BaseModel):
+class _Out(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 
@@ -70,7 +72,7 @@ class MessageResponse(_Out):
     message: str
 
 
-class ResetPasswordRequest(BaseModel):
+class ResetPasswordRequest(Model):
     """``POST /api/auth/reset-password``: the token from the set-password e-mail and the new password."""
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class Open(BaseModel):
+class Open(Model):
     """An object whose listed fields are guaranteed; other attributes may follow."""
     model_config = ConfigDict(extra="allow", defer_build=True)
 
@@ -26,7 +28,7 @@ class Message(Ok):
     message: str
 
 
-class ListQuery(BaseModel):
+class ListQuery(Model):
     """``page`` (≥ 1), ``limit`` (1–100, default 20), ``cursor`` (opaque, from ``nextCursor``)."""
     model_config = ConfigDict(defer_build=True)
 
@@ -35,7 +37,7 @@ class ListQuery(BaseModel):
     cursor: str = Field("", max_length=2000, description="nextCursor of the previous page")
 
 
-class PageQuery(BaseModel):
+class PageQuery(Model):
     """``page`` (≥ 1) and ``limit`` (1–100, default 20)."""
     model_config = ConfigDict(defer_build=True)
 
@@ -43,7 +45,7 @@ class PageQuery(BaseModel):
     limit: int = Field(20, ge=1, le=100)
 
 
-class DateRange(BaseModel):
+class DateRange(Model):
     model_config = ConfigDict(defer_build=True)
 
     date_from: str = Field("", description="ISO 8601 date or timestamp (inclusive)")

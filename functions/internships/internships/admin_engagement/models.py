@@ -1,22 +1,24 @@
 """Bodies of the admin engagement routes."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 from ..mail.templates import ALL_KINDS
 
 
-class EmailAction(BaseModel):
+class EmailAction(Model):
     model_config = ConfigDict(extra="ignore")
     emailId: str = Field(min_length=1, max_length=64)
 
 
-class JobsRefresh(BaseModel):
+class JobsRefresh(Model):
     model_config = ConfigDict(extra="ignore")
     query: str = Field(min_length=1, max_length=100)
 
 
-class TestEmail(BaseModel):
+class TestEmail(Model):
     model_config = ConfigDict(extra="ignore")
     template: str
     to: str | None = None
@@ -65,7 +67,7 @@ class AdminJob(Open):
     fetchedAt: Optional[str] = None
 
 
-class JobsDeleteQuery(BaseModel):
+class JobsDeleteQuery(Model):
     model_config = ConfigDict(defer_build=True)
 
     jobId: str = Field("", max_length=200)

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, StrictBool, StrictInt, field_validator
+from pydantic import ConfigDict, EmailStr, Field, StrictBool, StrictInt, field_validator
 
+from lambdakit.model import Model
 from lambdakit.validated import FreeDict
 
 from ..accounts import phones
 
 
-class SiteSettingsUpdate(BaseModel):
+class SiteSettingsUpdate(Model):
     model_config = ConfigDict(extra="forbid")
 
     siteName: Optional[str] = Field(None, min_length=1, max_length=200)
@@ -39,7 +40,7 @@ class SiteSettingsUpdate(BaseModel):
         return v
 
 
-class SiteSettings(BaseModel):
+class SiteSettings(Model):
     siteName: str
     siteEmail: str
     sitePhone: str
@@ -48,7 +49,7 @@ class SiteSettings(BaseModel):
     maxEnrollmentsPerStudent: int
 
 
-class ExportRequest(BaseModel):
+class ExportRequest(Model):
     model_config = ConfigDict(extra="forbid")
 
     entity: Literal["users", "enrollments", "certificates", "domains"]
@@ -65,7 +66,7 @@ class SettingsOut(Ok):
     settings: SiteSettings
 
 
-class AnalyticsQuery(BaseModel):
+class AnalyticsQuery(Model):
     model_config = ConfigDict(defer_build=True)
 
     type: Literal["platform", "domains"] = "platform"

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool
 
+from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 from ..documents.layout import CertificateLayout
 
 
-class TemplateCreate(BaseModel):
+class TemplateCreate(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=120)
@@ -18,7 +19,7 @@ class TemplateCreate(BaseModel):
     is_active: StrictBool = False
 
 
-class TemplateUpdate(BaseModel):
+class TemplateUpdate(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: Optional[str] = Field(None, min_length=1, max_length=120)
@@ -27,7 +28,7 @@ class TemplateUpdate(BaseModel):
     is_active: Optional[StrictBool] = None
 
 
-class EnrollmentUpdate(BaseModel):
+class EnrollmentUpdate(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     status: Optional[Literal["pending", "active", "completed", "cancelled"]] = None
@@ -35,7 +36,7 @@ class EnrollmentUpdate(BaseModel):
     submission_email: Optional[str] = Field(None, max_length=254)
 
 
-class SubmissionDecision(BaseModel):
+class SubmissionDecision(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     remarks: str = Field("", max_length=5000)
@@ -44,7 +45,7 @@ class SubmissionDecision(BaseModel):
 ResourceType = Literal["video", "article", "document", "link", "file", "assignment"]
 
 
-class ResourceIn(BaseModel):
+class ResourceIn(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     domain_id: str = Field(min_length=1, max_length=64)
@@ -58,7 +59,7 @@ class ResourceIn(BaseModel):
     is_active: StrictBool = True
 
 
-class ResourcePatch(BaseModel):
+class ResourcePatch(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     domain_id: Optional[str] = Field(None, min_length=1, max_length=64)
@@ -72,7 +73,7 @@ class ResourcePatch(BaseModel):
     is_active: Optional[StrictBool] = None
 
 
-class SignRequest(BaseModel):
+class SignRequest(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     filename: str = Field(min_length=1, max_length=200)
@@ -80,13 +81,13 @@ class SignRequest(BaseModel):
     resource_type: ResourceType = "file"
 
 
-class CertificateAction(BaseModel):
+class CertificateAction(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     reason: Optional[str] = Field(None, max_length=1000)
 
 
-class InvoiceSend(BaseModel):
+class InvoiceSend(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     to: Optional[str] = Field(None, min_length=3, max_length=254, pattern=r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")

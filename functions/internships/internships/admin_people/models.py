@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool
 
+from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 from ..accounts.phones import OptionalPhone
 
 
-class RoleUpdate(BaseModel):
+class RoleUpdate(Model):
     model_config = ConfigDict(extra="forbid")
 
     permissions: Optional[list[str]] = Field(None, max_length=64)
@@ -21,7 +22,7 @@ StaffRole = Literal["admin", "super_admin", "project_admin", "reviewer"]
 AnyRole = Literal["student", "admin", "super_admin", "project_admin", "reviewer"]
 
 
-class UserCreate(BaseModel):
+class UserCreate(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     email: str = Field(min_length=3, max_length=254)
@@ -31,7 +32,7 @@ class UserCreate(BaseModel):
     phone: OptionalPhone = None
 
 
-class UserUpdate(BaseModel):
+class UserUpdate(Model):
     """Fields staff may edit; email and role are not here (role has its own route)."""
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -53,7 +54,7 @@ class UserUpdate(BaseModel):
     disabled: Optional[StrictBool] = None
 
 
-class RoleChange(BaseModel):
+class RoleChange(Model):
     model_config = ConfigDict(extra="forbid")
 
     role: AnyRole
@@ -62,14 +63,14 @@ class RoleChange(BaseModel):
 LeadStatus = Literal["new", "contacted", "qualified", "converted", "lost"]
 
 
-class LeadPatch(BaseModel):
+class LeadPatch(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     status: Optional[LeadStatus] = None
     notes: Optional[str] = Field(None, max_length=5000)
 
 
-class LeadConvert(BaseModel):
+class LeadConvert(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     email: Optional[str] = Field(None, min_length=3, max_length=254)
@@ -77,7 +78,7 @@ class LeadConvert(BaseModel):
     phone: OptionalPhone = None  # null or "": the lead's own phone
 
 
-class FixAvatars(BaseModel):
+class FixAvatars(Model):
     model_config = ConfigDict(extra="ignore")
 
     dryRun: StrictBool = False

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from lambdakit.model import Model
 
 
-class ApproveEnrollment(BaseModel):
+class ApproveEnrollment(Model):
     model_config = ConfigDict(extra="ignore")
 
     force: bool = False

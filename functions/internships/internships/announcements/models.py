@@ -4,7 +4,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictInt, field_validator
+
+from lambdakit.model import Model
 
 AnnouncementType = Literal["info", "warning", "success", "error"]
 Category = Literal["general", "offer", "jobs", "maintenance", "notification"]
@@ -12,7 +14,7 @@ Audience = Literal["all", "registered", "enrolled", "active", "inactive", "unenr
 Status = Literal["draft", "scheduled", "active", "inactive"]
 
 
-class DeliveryChannels(BaseModel):
+class DeliveryChannels(Model):
     model_config = ConfigDict(extra="forbid")
     dashboard: StrictBool = True
     email: StrictBool = False
@@ -35,7 +37,7 @@ def naive_utc(value) -> str | None:
     return parsed.replace(microsecond=0).isoformat()
 
 
-class _Fields(BaseModel):
+class _Fields(Model):
     model_config = ConfigDict(extra="forbid")
     title: str | None = Field(default=None, min_length=1, max_length=200)
     content: str | None = Field(default=None, min_length=1, max_length=10000)
@@ -84,7 +86,7 @@ class AnnouncementUpdate(_Fields):
     pass
 
 
-class Announcement(BaseModel):
+class Announcement(Model):
     """Admin view (snake_case, as the spec's admin shape)."""
     id: str
     title: str
@@ -107,7 +109,7 @@ class Announcement(BaseModel):
     updated_at: str
 
 
-class StudentAnnouncement(BaseModel):
+class StudentAnnouncement(Model):
     id: str
     title: str
     content: str
@@ -121,14 +123,14 @@ class StudentAnnouncement(BaseModel):
     isRead: bool
 
 
-class MarkRead(BaseModel):
+class MarkRead(Model):
     model_config = ConfigDict(extra="ignore")
     announcementId: str | None = Field(default=None, max_length=64)
     notificationId: str | None = Field(default=None, max_length=200)
 
 
 # ---------------------------------------------------------------- student response bodies (OpenAPI)
-class AnnouncementFeed(BaseModel):
+class AnnouncementFeed(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool
@@ -136,14 +138,14 @@ class AnnouncementFeed(BaseModel):
     unreadCount: int
 
 
-class UnreadCount(BaseModel):
+class UnreadCount(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool
     count: int
 
 
-class ReadResult(BaseModel):
+class ReadResult(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool

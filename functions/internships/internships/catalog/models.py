@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_MILESTONES = 20
 
 
-class MilestonePlan(BaseModel):
+class MilestonePlan(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     title: str = Field(min_length=1, max_length=200)
@@ -38,7 +40,7 @@ def _check_slug(v: str | None) -> str | None:
     return v
 
 
-class _DomainRules(BaseModel):
+class _DomainRules(Model):
     @field_validator("prices", mode="before", check_fields=False)
     @classmethod
     def _prices(cls, v):
@@ -72,7 +74,7 @@ class DomainPatch(_DomainRules):
     is_active: bool | None = None
 
 
-class CouponValidateRequest(BaseModel):
+class CouponValidateRequest(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     code: str = Field(min_length=1, max_length=40)
@@ -81,7 +83,7 @@ class CouponValidateRequest(BaseModel):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(BaseModel):
+class _Out(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 

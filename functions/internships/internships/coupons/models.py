@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from lambdakit.model import Model
 
 CODE = re.compile(r"^[A-Z0-9][A-Z0-9_-]{1,39}$")
 
@@ -30,7 +32,7 @@ def _expires(v: str | None) -> str | None:
         raise ValueError("expires_at must be an ISO 8601 date or timestamp") from None
 
 
-class _CouponRules(BaseModel):
+class _CouponRules(Model):
     @field_validator("code", check_fields=False)
     @classmethod
     def _c(cls, v):

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import ConfigDict, Field, StrictBool, field_validator
+
+from lambdakit.model import Model
 
 from . import repository as repo
 
@@ -17,7 +19,7 @@ HEX = r"^#[0-9A-Fa-f]{6}$"
 PLACEHOLDERS = {"studentName", "domainName", "duration", "issueDate", "certificateId", "expiryAt"}
 
 
-class CertificateLayout(BaseModel):
+class CertificateLayout(Model):
     """What the certificate PDF renders. Text fields may use {studentName}, {domainName},
     {duration}, {issueDate}, {certificateId}, {expiryAt}."""
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)

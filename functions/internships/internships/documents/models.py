@@ -1,10 +1,12 @@
 """Response bodies of the certificate and invoice routes (OpenAPI)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class _Out(BaseModel):
+class _Out(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 
@@ -63,7 +65,7 @@ class InvoiceList(_Out):
     offset: int
 
 
-class InvoicesQuery(BaseModel):
+class InvoicesQuery(Model):
     # plain integers with defaults (not ``int | None``): the same contract, and no anyOf in the query schema
     limit: int = Field(default=20, ge=1, le=100)
     offset: int = Field(default=0, ge=0, le=10_000)

@@ -1,10 +1,12 @@
 """Student enrollment bodies (camelCase, as the spec lists them)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class CreateEnrollment(BaseModel):
+class CreateEnrollment(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     domainId: str = Field(min_length=1, max_length=64)
@@ -12,7 +14,7 @@ class CreateEnrollment(BaseModel):
     couponCode: str | None = Field(default=None, max_length=40)
 
 
-class VerifyPayment(BaseModel):
+class VerifyPayment(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     enrollmentId: str = Field(min_length=1, max_length=64)
@@ -21,14 +23,14 @@ class VerifyPayment(BaseModel):
     signature: str = Field(min_length=1, max_length=256)
 
 
-class SubmitProject(BaseModel):
+class SubmitProject(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     submissionEmail: str = Field(min_length=3, max_length=254)
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(BaseModel):
+class _Out(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 

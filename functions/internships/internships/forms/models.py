@@ -1,7 +1,9 @@
 """Request bodies of the public forms."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 from ..accounts import phones
 
@@ -29,7 +31,7 @@ def _text(v: object, name: str, max_len: int) -> str:
     return s
 
 
-class LeadIn(BaseModel):
+class LeadIn(Model):
     """A counselling lead: name, domain, duration and phone are required (a missing or malformed one is
     a 400 naming it); phone is stored in E.164, a number without country code read as Indian."""
     model_config = ConfigDict(extra="ignore")
@@ -65,7 +67,7 @@ class LeadIn(BaseModel):
         return None if v in (None, "") else normalise_email(v)
 
 
-class NewsletterIn(BaseModel):
+class NewsletterIn(Model):
     model_config = ConfigDict(extra="ignore")
     email: str = Field(default=None, validate_default=True)
 
@@ -75,7 +77,7 @@ class NewsletterIn(BaseModel):
         return normalise_email(v)
 
 
-class ContactIn(BaseModel):
+class ContactIn(Model):
     model_config = ConfigDict(extra="ignore")
     name: str = Field(default=None, validate_default=True)
     email: str = Field(default=None, validate_default=True)
@@ -107,18 +109,18 @@ class ContactIn(BaseModel):
         return v.strip()
 
 
-class VisitIn(BaseModel):
+class VisitIn(Model):
     model_config = ConfigDict(extra="ignore")
     visitorId: str | None = Field(default=None, max_length=100)
     path: str | None = Field(default=None, max_length=300)
 
 
-class FormResult(BaseModel):
+class FormResult(Model):
     success: bool
     message: str | None = None
     alreadySubscribed: bool | None = None
 
 
-class VisitResult(BaseModel):
+class VisitResult(Model):
     success: bool
     counted: bool

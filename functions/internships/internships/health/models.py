@@ -1,10 +1,12 @@
 """Health body (OpenAPI)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from lambdakit.model import Model
 
 
-class Health(BaseModel):
+class Health(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool

@@ -1,14 +1,16 @@
 """Job search and saved-job bodies (OpenAPI)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 
-class _Out(BaseModel):
+class _Out(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 
-class JobsQuery(BaseModel):
+class JobsQuery(Model):
     """``GET /api/jobs``: ``keyword`` and/or ``location`` (one required), or ``suggestions=1&q=``."""
 
     keyword: str | None = Field(default=None, max_length=100)
@@ -19,11 +21,11 @@ class JobsQuery(BaseModel):
     q: str | None = Field(default=None, max_length=100)
 
 
-class JobIdQuery(BaseModel):
+class JobIdQuery(Model):
     jobId: str | None = Field(default=None, max_length=200, description="Alternative to the body's jobId")
 
 
-class JobIdBody(BaseModel):
+class JobIdBody(Model):
     jobId: str = Field(min_length=1, max_length=200)
 
 

@@ -3,26 +3,27 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 
-class SubmitMilestone(BaseModel):
+class SubmitMilestone(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     submissionNotes: str = Field(min_length=10, max_length=10_000)
     submissionUrl: WebUrl | None = Field(default=None, max_length=2000)
 
 
-class ReviewMilestone(BaseModel):
+class ReviewMilestone(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     remarks: str = Field(default="", max_length=5000)
     action: Literal["approve", "reject"] = "approve"
 
 
-class ForceStatus(BaseModel):
+class ForceStatus(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     status: Literal["pending", "submitted", "reviewed", "rejected"]
@@ -30,7 +31,7 @@ class ForceStatus(BaseModel):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(BaseModel):
+class _Out(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 
@@ -86,5 +87,5 @@ class ResourcesResponse(_Out):
     weeks: list[Week]
 
 
-class MilestonesQuery(BaseModel):
+class MilestonesQuery(Model):
     enrollmentId: str = Field(description="The enrollment whose milestones to list")

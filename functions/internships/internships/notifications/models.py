@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from lambdakit.model import Model
 
 
-class Notification(BaseModel):
+class Notification(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
@@ -19,7 +21,7 @@ class Notification(BaseModel):
     ref: dict
 
 
-class NotificationFeed(BaseModel):
+class NotificationFeed(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool

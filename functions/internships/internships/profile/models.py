@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 from ..accounts.phones import OptionalPhone
 
 
-class ProfileUpdate(BaseModel):
+class ProfileUpdate(Model):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=120)
@@ -46,7 +47,7 @@ class ProfileUpdate(BaseModel):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Profile(BaseModel):
+class _Profile(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
@@ -55,19 +56,19 @@ class _Profile(BaseModel):
     role: str
 
 
-class ProfileResponse(BaseModel):
+class ProfileResponse(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool
     profile: _Profile
 
 
-class AvatarResponse(BaseModel):
+class AvatarResponse(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     success: bool
     avatarUrl: str
 
 
-class ProxyImageQuery(BaseModel):
+class ProxyImageQuery(Model):
     url: str = Field(description="https URL of an image on an allow-listed avatar host")
