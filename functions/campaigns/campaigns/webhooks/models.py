@@ -86,6 +86,11 @@ class Delivery(BaseModel):
     delivered_at: Optional[str] = None
 
 
+class DeliveryQueued(Delivery):
+    #: False when SQS refused the message: the delivery is recorded and the relay sweep queues it.
+    queued: bool
+
+
 class TestResult(BaseModel):
     delivery_id: str
     success: bool
