@@ -55,8 +55,9 @@ def send_email():
 def send_bulk():
     raw = json_object(router)
     parse_model(BulkSend, raw)
-    res = idempotency.call("email.bulk", _acct(), header(router, "idempotency-key"), raw,
-                           {"account_id": _acct(), "body": raw}, router.lambda_context)
+    key = header(router, "idempotency-key")
+    res = idempotency.call("email.bulk", _acct(), key, raw, {"account_id": _acct(), "body": raw, "idempotency_key": key},
+                           router.lambda_context)
     return ok(res["data"], "Bulk send queued", status=res["status"])
 
 

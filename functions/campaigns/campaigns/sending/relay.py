@@ -35,8 +35,9 @@ LEASE_SECONDS = 120
 ROUTE_BUDGET_SECONDS = 12.0
 #: Time one tick spends on all bulk relays (the dispatcher's timeout is 120 s).
 TICK_BUDGET_SECONDS = 45.0
-#: Rows per round: sent in SendMessageBatch calls of ten, then deleted together.
-GROUP = 100
+#: Rows per round: one SendMessageBatch call (ten messages), then one delete of the rows it took
+#: (a crash between two rounds leaves only the unsent rows behind).
+GROUP = 10
 
 
 def lease_until(seconds: int = LEASE_SECONDS) -> str:

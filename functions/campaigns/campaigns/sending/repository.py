@@ -157,15 +157,43 @@ def _row_sk(batch_no: int) -> str:
     return f"Q#{int(batch_no):06d}"
 
 
-def put_bulk(bulk: dict, rows: list[dict], lease_until: str) -> None:
+def _key_item(account_id: str, key_hash: str) -> tuple[str, str]:
+    return (f"ACCT#{account_id}#BULKKEY#{key_hash}", "K")
+
+
+def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key_hash: str | None = None) -> str | None:
     """Write a bulk send with its outbox: one row per batch (``BULK#{id}`` / ``Q#{batch_no}``:
     batch number, recipients, delay), then ``META``, the commit point: rows without a META are
     never queued and expire with their TTL. META carries the relay marker (gsi3
-    ``BULKRELAY``/id, ``relay_pending``, a lease the writer holds) until every row is queued."""
+    ``BULKRELAY``/id, ``relay_pending``, a lease the writer holds) until every row is queued.
+
+    ``key_hash`` (the request's Idempotency-Key, hashed): META is committed together with the
+    key's anchor, so a request re-run under the same key after a crash finds the bulk it made.
+    Returns ``None`` when written, else the id of the bulk the key already made."""
     pk, ttl = f"BULK#{bulk['id']}", _ttl(settings().send_record_ttl_days)
     table().batch_write(puts=[{"pk": pk, "sk": _row_sk(r["batch_no"]), "ttl": ttl, **r} for r in rows])
-    table().put_new({"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"],
-                     "relay_pending": True, "relay_lease_until": lease_until, **bulk}, fresh_key=True)
+    meta = {"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"], "relay_pending": True,
+            "relay_lease_until": lease_until, **bulk}
+    if not key_hash:
+        table().put_new(meta, fresh_key=True)
+        return None
+    kpk, ksk = _key_item(bulk["account_id"], key_hash)
+    try:
+        table().transact([{"put": meta, "condition": "attribute_not_exists(pk)"},
+                          {"put": {"pk": kpk, "sk": ksk, "bulk_id": bulk["id"], "ttl": _ttl(2)},
+                           "condition": "attribute_not_exists(pk)"}], fresh=(0,))
+        return None
+    except ConditionFailed:
+        prior = bulk_for_key(bulk["account_id"], key_hash)
+        if prior:
+            return None if prior == bulk["id"] else prior
+    raise _unconfirmed("The bulk send could not be stored, please retry")
+
+
+def bulk_for_key(account_id: str, key_hash: str) -> str | None:
+    """The bulk an Idempotency-Key made (anchors live two days, past the key's 24 h)."""
+    item = table().get(*_key_item(account_id, key_hash), consistent=True)
+    return item.get("bulk_id") if item else None
 
 
 def outbox_rows(bulk_id: str, limit: int | None = None) -> list[dict]:

@@ -7,6 +7,7 @@ import time
 
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.security import sha256_hex
 
 from ..attachments import service as attachments
 from ..counters import repository as counters
@@ -87,7 +88,19 @@ def send_one(account_id: str, body: SendEmail) -> dict:
     return {"message_id": r.message_id, "status": status, "provider": p.name, "to": body.to}
 
 
-def create_bulk(account_id: str, body: BulkSend) -> dict:
+def _queued(bulk_id: str) -> dict:
+    """The answer for a bulk an earlier run under the same Idempotency-Key committed."""
+    b = repo.get_bulk(bulk_id) or {}
+    left = len(repo.outbox_rows(bulk_id)) if b.get("relay_pending") else 0
+    return {"bulk_id": bulk_id, "total": b.get("total", 0), "queued": b.get("queued", 0),
+            "batches": b.get("batches_total", 0), "status": "queueing" if left else "queued",
+            "batches_queued": int(b.get("batches_total", 0)) - left}
+
+
+def create_bulk(account_id: str, body: BulkSend, idempotency_key: str | None = None) -> dict:
+    key_hash = sha256_hex(idempotency_key) if idempotency_key else None
+    if key_hash and (prior := repo.bulk_for_key(account_id, key_hash)):
+        return _queued(prior)  # committed by an earlier run that did not answer (a crash, a timeout)
     subject, html, text = _content(account_id, body)
     files = attachments.resolve(account_id, body.attachments, html=html, text=text)
     p = _provider(account_id, body)
@@ -125,7 +138,9 @@ def create_bulk(account_id: str, body: BulkSend) -> dict:
     # become visible one after another (SQS delay, at most 15 minutes).
     rows = [{"batch_no": i + 1, "recipients": ch,
              "delay": 0 if body.send_in_parallel else min(900, i * PACED_DELAY_SECONDS)} for i, ch in enumerate(chunks)]
-    repo.put_bulk(bulk, rows, relay.lease_until())
+    prior = repo.put_bulk(bulk, rows, relay.lease_until(), key_hash)
+    if prior:
+        return _queued(prior)
     taken, left = relay.relay(bid, rows, time.monotonic() + relay.ROUTE_BUDGET_SECONDS)
     relay.settle(bid, left)
     return {"bulk_id": bid, "total": len(body.recipients), "queued": len(entries), "batches": len(chunks),
@@ -162,5 +177,5 @@ def outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id:
 
 idempotency.register("email.send", lambda account_id, body: {"status": 200, "data": send_one(
     account_id, SendEmail.model_validate(body))})
-idempotency.register("email.bulk", lambda account_id, body: {"status": 202, "data": create_bulk(
-    account_id, BulkSend.model_validate(body))})
+idempotency.register("email.bulk", lambda account_id, body, idempotency_key=None: {"status": 202, "data": create_bulk(
+    account_id, BulkSend.model_validate(body), idempotency_key)})
