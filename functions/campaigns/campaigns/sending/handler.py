@@ -50,7 +50,8 @@ def send_email():
                          "batches_queued below batches, and the dispatcher queues the rest within about two minutes "
                          "(GET /email/bulk/{bulk_id} shows queueing until then). No batch is lost or sent twice, "
                          "and a retry with the same Idempotency-Key answers the first 202 without a second bulk. "
-                         "A storage failure before the bulk is stored answers 503 (Retry-After) and queues nothing.",
+                         "A storage failure before the bulk is stored answers an error (503 with Retry-After when "
+                         "DynamoDB is busy) and queues nothing.",
              openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,)))
 def send_bulk():
     raw = json_object(router)

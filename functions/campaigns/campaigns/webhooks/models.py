@@ -87,8 +87,8 @@ class Delivery(BaseModel):
 
 
 class DeliveryQueued(Delivery):
-    #: False when SQS refused the message: the delivery is recorded and the relay sweep queues it.
-    queued: bool
+    queued: bool = Field(description="false when SQS refused the message: the delivery is recorded and the "
+                                     "dispatcher's relay sweep queues it within about six minutes")
 
 
 class TestResult(BaseModel):
