@@ -190,6 +190,9 @@ def test_bulk_crash_after_commit_a_retry_with_the_same_key_makes_no_second_bulk(
     with sqs_fault(SEND_Q, {2: "crash"}):
         r = _bulk(camp, 25, key="bulk-crash")
     _err_ok(r, 500)  # the generic last-resort answer of a crashed request, in the service's format
+    other = _bulk(camp, 24, key="bulk-crash")  # the key with another body: refused, as the key's rule says
+    _err_ok(other, 422)
+    assert "Idempotency-Key" in other.json()["error"]["details"]
     again = _bulk(camp, 25, key="bulk-crash")
     assert again.status == 202, again.text
     d = again.json()["data"]
@@ -300,3 +303,17 @@ def test_webhook_retry_refused_by_the_queue_answers_202_not_queued_and_the_sweep
     assert len(receiver.requests) == 2
     assert len({q["headers"]["webhook-id"] for q in receiver.requests}) == 1, "a redelivery keeps its webhook-id"
     assert _deliveries(camp, hooked)[0]["status"] == "delivered"
+
+
+def test_the_key_anchor_names_its_bulk_for_24_hours_only(camp, later):
+    from campaigns.sending import repository as repo
+    from lambdakit.security import sha256_hex
+
+    r = _bulk(camp, 2, key="bulk-anchor")
+    bid = r.json()["data"]["bulk_id"]
+    from tests.campaigns.conftest import ACCOUNT
+
+    (item,) = [i for i in repo.table().query(f"ACCT#{ACCOUNT}#BULKKEY#{sha256_hex('bulk-anchor')}")[0]]
+    assert repo.bulk_for_key(ACCOUNT, sha256_hex("bulk-anchor"), item["body_hash"]) == bid
+    later(repo.KEY_SECONDS + 1)
+    assert repo.bulk_for_key(ACCOUNT, sha256_hex("bulk-anchor"), item["body_hash"]) is None

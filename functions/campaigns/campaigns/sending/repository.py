@@ -151,6 +151,8 @@ def add_stats(owner: tuple[str, str], add: dict) -> None:
 # ---------------------------------------------------------------- bulk
 #: gsi3 partition of the bulk sends whose outbox still has rows to queue (``sending.relay``).
 RELAY_PK = "BULKRELAY"
+#: How long an Idempotency-Key's anchor names its bulk (the key's own 24 h).
+KEY_SECONDS = 24 * 3600
 
 
 def _row_sk(batch_no: int) -> str:
@@ -161,39 +163,48 @@ def _key_item(account_id: str, key_hash: str) -> tuple[str, str]:
     return (f"ACCT#{account_id}#BULKKEY#{key_hash}", "K")
 
 
-def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key_hash: str | None = None) -> str | None:
+def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key: tuple[str, str] | None = None) -> str | None:
     """Write a bulk send with its outbox: one row per batch (``BULK#{id}`` / ``Q#{batch_no}``:
     batch number, recipients, delay), then ``META``, the commit point: rows without a META are
     never queued and expire with their TTL. META carries the relay marker (gsi3
     ``BULKRELAY``/id, ``relay_pending``, a lease the writer holds) until every row is queued.
 
-    ``key_hash`` (the request's Idempotency-Key, hashed): META is committed together with the
-    key's anchor, so a request re-run under the same key after a crash finds the bulk it made.
-    Returns ``None`` when written, else the id of the bulk the key already made."""
+    ``key`` (hashes of the request's Idempotency-Key and body): META is committed together with
+    the key's anchor (valid 24 h, as the key), so a request re-run under the same key after a
+    crash finds the bulk it made. Returns ``None`` when written, else the id of the bulk the key
+    already made (``ValidationFailed`` when that was another body)."""
     pk, ttl = f"BULK#{bulk['id']}", _ttl(settings().send_record_ttl_days)
     table().batch_write(puts=[{"pk": pk, "sk": _row_sk(r["batch_no"]), "ttl": ttl, **r} for r in rows])
     meta = {"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"], "relay_pending": True,
             "relay_lease_until": lease_until, **bulk}
-    if not key_hash:
+    if not key:
         table().put_new(meta, fresh_key=True)
         return None
-    kpk, ksk = _key_item(bulk["account_id"], key_hash)
+    kpk, ksk = _key_item(bulk["account_id"], key[0])
+    now = int(clock.now_ts())
+    anchor = {"pk": kpk, "sk": ksk, "bulk_id": bulk["id"], "body_hash": key[1], "until": now + KEY_SECONDS,
+              "ttl": now + 2 * KEY_SECONDS}
     try:
         table().transact([{"put": meta, "condition": "attribute_not_exists(pk)"},
-                          {"put": {"pk": kpk, "sk": ksk, "bulk_id": bulk["id"], "ttl": _ttl(2)},
-                           "condition": "attribute_not_exists(pk)"}], fresh=(0,))
+                          {"put": anchor, "condition": "attribute_not_exists(pk) OR #u < :now",
+                           "names": {"#u": "until"}, "values": {":now": now}}], fresh=(0,))
         return None
     except ConditionFailed:
-        prior = bulk_for_key(bulk["account_id"], key_hash)
+        prior = bulk_for_key(bulk["account_id"], *key)
         if prior:
             return None if prior == bulk["id"] else prior
     raise _unconfirmed("The bulk send could not be stored, please retry")
 
 
-def bulk_for_key(account_id: str, key_hash: str) -> str | None:
-    """The bulk an Idempotency-Key made (anchors live two days, past the key's 24 h)."""
+def bulk_for_key(account_id: str, key_hash: str, body_hash: str) -> str | None:
+    """The bulk an Idempotency-Key made within its 24 h; ``ValidationFailed`` for another body."""
     item = table().get(*_key_item(account_id, key_hash), consistent=True)
-    return item.get("bulk_id") if item else None
+    if not item or int(item.get("until") or 0) < int(clock.now_ts()):
+        return None
+    if item.get("body_hash") != body_hash:
+        raise ValidationFailed("Idempotency-Key was used with a different request",
+                               fields={"Idempotency-Key": "Already used with a different request body"})
+    return item.get("bulk_id")
 
 
 def outbox_rows(bulk_id: str, limit: int | None = None) -> list[dict]:

@@ -98,8 +98,8 @@ def _queued(bulk_id: str) -> dict:
 
 
 def create_bulk(account_id: str, body: BulkSend, idempotency_key: str | None = None) -> dict:
-    key_hash = sha256_hex(idempotency_key) if idempotency_key else None
-    if key_hash and (prior := repo.bulk_for_key(account_id, key_hash)):
+    key = (sha256_hex(idempotency_key), sha256_hex(body.model_dump_json())) if idempotency_key else None
+    if key and (prior := repo.bulk_for_key(account_id, *key)):
         return _queued(prior)  # committed by an earlier run that did not answer (a crash, a timeout)
     subject, html, text = _content(account_id, body)
     files = attachments.resolve(account_id, body.attachments, html=html, text=text)
@@ -138,7 +138,7 @@ def create_bulk(account_id: str, body: BulkSend, idempotency_key: str | None = N
     # become visible one after another (SQS delay, at most 15 minutes).
     rows = [{"batch_no": i + 1, "recipients": ch,
              "delay": 0 if body.send_in_parallel else min(900, i * PACED_DELAY_SECONDS)} for i, ch in enumerate(chunks)]
-    prior = repo.put_bulk(bulk, rows, relay.lease_until(), key_hash)
+    prior = repo.put_bulk(bulk, rows, relay.lease_until(), key)
     if prior:
         return _queued(prior)
     taken, left = relay.relay(bid, rows, time.monotonic() + relay.ROUTE_BUDGET_SECONDS)
