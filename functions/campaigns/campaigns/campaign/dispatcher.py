@@ -175,10 +175,19 @@ def tick() -> dict:
                 resumed += 1
             except send_repo.QueueFailed:  # touched: tried again after another STALE_FANOUT_SECONDS
                 logger.warning("send queue refused a fan-out resume", extra={"campaign_id": it["id"]})
-    bulk = bulk_relay.resume()
-    hooks = webhook_dispatch.relay_stale()
     return {"started": started, "decided": decided, "finished": finished, "resumed": resumed,
-            "bulk_batches_requeued": bulk, "webhooks_requeued": hooks}
+            "bulk_batches_requeued": _relay("bulk", bulk_relay.resume),
+            "webhooks_requeued": _relay("webhooks", webhook_dispatch.relay_stale)}
+
+
+def _relay(name: str, run) -> int:
+    """One outbox relay of the tick; its failure is logged and left to the next tick (the outbox
+    keeps what it did not queue), so it never stops the other relay."""
+    try:
+        return int(run())
+    except Exception:  # noqa: BLE001 - retried by the next tick
+        logger.exception("outbox relay failed; the next tick resumes it", extra={"relay": name})
+        return 0
 
 
 @worker_entry(logger)
