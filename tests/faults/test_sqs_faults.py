@@ -317,3 +317,40 @@ def test_the_key_anchor_names_its_bulk_for_24_hours_only(camp, later):
     assert repo.bulk_for_key(ACCOUNT, sha256_hex("bulk-anchor"), item["body_hash"]) == bid
     later(repo.KEY_SECONDS + 1)
     assert repo.bulk_for_key(ACCOUNT, sha256_hex("bulk-anchor"), item["body_hash"]) is None
+
+
+def test_a_refused_dlq_copy_does_not_redeliver_a_dead_lettered_event(camp, pipe, hooked, receiver):
+    """The last attempt failed: the delivery is recorded dead_lettered before the DLQ copy is sent,
+    so SQS refusing that copy costs the copy (logged), not one more POST to the receiver."""
+    import time
+
+    from botocore.awsrequest import AWSResponse as Resp
+
+    from lambdakit import aws
+
+    receiver.default = 503
+    dlq = os.environ.get("CAMPAIGNS_WEBHOOK_DLQ_URL", "")
+
+    def refuse(model, params, **_):
+        if json.loads(params.get("body") or b"{}").get("QueueUrl") != dlq:
+            return None
+        return Resp(dlq, 500, {}, None), {"Error": {"Code": "InternalError", "Message": "internal"},
+                                          "ResponseMetadata": _meta(500)}
+
+    events = aws.client("sqs").meta.events
+    events.register("before-call.sqs.SendMessage", refuse, unique_id="dlq-refused")
+    try:
+        assert camp.post("/contacts", json={"email": "dead@example.com"}).status == 201
+        for _ in range(12):
+            pipe.webhooks_all()
+            if pipe.queue_depth(HOOK_Q) == 0:
+                break
+            time.sleep(1.1)
+    finally:
+        events.unregister("before-call.sqs.SendMessage", unique_id="dlq-refused")
+    from campaigns.settings import settings
+
+    d = _deliveries(camp, hooked)[0]
+    assert d["status"] == "dead_lettered" and d["attempts"] == settings().webhook_attempts, d
+    assert len(receiver.requests) == settings().webhook_attempts, "no POST beyond the allowed attempts"
+    assert pipe.queue_depth(HOOK_Q) == 0

@@ -11,6 +11,7 @@ import base64
 import datetime as dt
 import hashlib
 import hmac
+import logging
 
 from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
@@ -25,6 +26,7 @@ from .dispatch import TEST_EVENT, body_of, new_delivery
 from .models import Delivery, RotateSecret, TestResult, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret
 
 FINAL = ("delivered", "failed", "dead_lettered", "cancelled")
+logger = logging.getLogger("campaigns.webhooks")
 
 
 def validate_url(url: str) -> None:
@@ -193,10 +195,13 @@ def deliver(message: dict) -> str:
         return "failed"
     s = settings()
     if series >= s.webhook_attempts:
-        repo.send_to_dlq({**message, "reason": res.error or f"HTTP {res.status}", "attempts": series})
         repo.update_delivery(webhook_id, delivery_id, set={**base, "status": "dead_lettered", "next_attempt_at": None},
                              add={"attempts": 1}, picked_up=True)
         metric("WebhookDeliveriesDeadLettered")
+        try:  # the log says dead_lettered (POST .../retry redelivers); the DLQ copy is for operators
+            repo.send_to_dlq({**message, "reason": res.error or f"HTTP {res.status}", "attempts": series})
+        except Exception:  # noqa: BLE001 - failing here would redeliver the message: one more POST
+            logger.exception("dead-lettered delivery not copied to the DLQ", extra={"delivery_id": delivery_id})
         return "dead_lettered"
     schedule = s.webhook_backoff
     delay = schedule[min(series - 1, len(schedule) - 1)] if schedule else 30
