@@ -381,6 +381,12 @@ CASES = [
     RouteCase("campaigns POST /email/bulk", "campaigns", "POST", lambda v: "/email/bulk", fresh,
               lambda v: {"recipients": [{"to": f"b{i}{v['t']}@example.com"} for i in range(3)],
                          "subject": "Hi", "html": "<p>x</p>", "batch_size": 2}, _bulk),
+    # with a key: the bulk is committed with the key's anchor (one transaction), and a resend
+    # after a faulted answer finds the bulk it made (sending/repository.put_bulk)
+    RouteCase("campaigns POST /email/bulk (Idempotency-Key)", "campaigns", "POST", lambda v: "/email/bulk", fresh,
+              lambda v: {"recipients": [{"to": f"k{i}{v['t']}@example.com"} for i in range(3)],
+                         "subject": "Hi", "html": "<p>x</p>", "batch_size": 2}, _bulk,
+              lambda ctx, v: {**ctx.headers, "Idempotency-Key": f"bulk-{v['t']}"}),
 ]
 
 

@@ -20,7 +20,9 @@ from .. import events
 from ..counters import repository as counters
 from ..http import logger
 from ..sending import audience
+from ..sending import relay as bulk_relay
 from ..sending import repository as send_repo
+from ..webhooks import dispatch as webhook_dispatch
 from . import repository as repo
 from .sendctx import ab_test_target, estimated_recipients, snapshot
 
@@ -147,14 +149,20 @@ def decide_winner(cid: str) -> bool:
 
 
 def tick() -> dict:
-    """One scheduler run: due campaigns and A/B decisions, then finishing and stalled fan-outs."""
+    """One scheduler run: due campaigns and A/B decisions, then finishing and stalled fan-outs,
+    then the outbox relays (issue 23 rule 4): bulk batches and webhook deliveries recorded but not
+    queued (an SQS failure, a crash) are queued now. A queue failure on one item is logged and
+    left to the next tick; the other items go on."""
     now = clock.now_iso()
     started = decided = finished = resumed = 0
     for it in repo.due(now):
-        if it.get("status") == "scheduled":
-            started += start(it["id"])
-        elif it.get("status") == "sending" and it.get("phase") == "wait":
-            decided += decide_winner(it["id"])
+        try:
+            if it.get("status") == "scheduled":
+                started += start(it["id"])
+            elif it.get("status") == "sending" and it.get("phase") == "wait":
+                decided += decide_winner(it["id"])
+        except send_repo.QueueFailed:  # recorded as sending: the stalled fan-out resume below queues it
+            logger.warning("send queue refused a campaign step", extra={"campaign_id": it["id"]})
     stale = clock.iso(clock.now() - dt.timedelta(seconds=STALE_FANOUT_SECONDS))
     for it in repo.sending():
         if it.get("fanout_done"):
@@ -162,9 +170,24 @@ def tick() -> dict:
         elif it.get("phase") != "wait" and (it.get("fanout_touched_at") or "") < stale:
             repo.update_progress(it["id"], set={"fanout_touched_at": now}, condition="fanout_seq = :s",
                                  values={":s": int(it.get("fanout_seq", 0))})
-            send_repo.enqueue([{"type": "fanout", "campaign_id": it["id"], "seq": int(it.get("fanout_seq", 0))}])
-            resumed += 1
-    return {"started": started, "decided": decided, "finished": finished, "resumed": resumed}
+            try:
+                send_repo.enqueue([{"type": "fanout", "campaign_id": it["id"], "seq": int(it.get("fanout_seq", 0))}])
+                resumed += 1
+            except send_repo.QueueFailed:  # touched: tried again after another STALE_FANOUT_SECONDS
+                logger.warning("send queue refused a fan-out resume", extra={"campaign_id": it["id"]})
+    return {"started": started, "decided": decided, "finished": finished, "resumed": resumed,
+            "bulk_batches_requeued": _relay("bulk", bulk_relay.resume),
+            "webhooks_requeued": _relay("webhooks", webhook_dispatch.relay_stale)}
+
+
+def _relay(name: str, run) -> int:
+    """One outbox relay of the tick; its failure is logged and left to the next tick (the outbox
+    keeps what it did not queue), so it never stops the other relay."""
+    try:
+        return int(run())
+    except Exception:  # noqa: BLE001 - retried by the next tick
+        logger.exception("outbox relay failed; the next tick resumes it", extra={"relay": name})
+        return 0
 
 
 @worker_entry(logger)

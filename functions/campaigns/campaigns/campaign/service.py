@@ -6,6 +6,8 @@ a sending campaign stops: recipients not yet sent are not sent). ``sending`` is 
 """
 from __future__ import annotations
 
+import logging
+
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
@@ -19,6 +21,8 @@ from ..sending import repository as send_repo
 from . import repository as repo
 from .models import STATUSES, CampaignBody, CampaignCreate, SendRequest
 from .sendctx import estimated_recipients, provider_of, send_test
+
+logger = logging.getLogger("campaigns.campaign")
 
 EDITABLE = ["draft", "scheduled"]
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
@@ -218,8 +222,13 @@ def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
                     set={"scheduled_for": when, "estimated_recipients": estimate, "updated_at": now,
                          "confirmed_at": now, "gsi3pk": "CAMPDUE", "gsi3sk": f"{when}#{cid}"})
     if when <= clock.now_iso():
-        # Immediate: start now through the send queue instead of waiting for the next tick.
-        send_repo.enqueue([{"type": "start", "campaign_id": cid}])
+        # Immediate: start now through the send queue instead of waiting for the next tick. The
+        # campaign is recorded as due (scheduled, gsi3 CAMPDUE): if the queue refuses the start
+        # message, the dispatcher's next tick starts it (within a minute), never twice.
+        try:
+            send_repo.enqueue([{"type": "start", "campaign_id": cid}])
+        except send_repo.QueueFailed:
+            logger.warning("send queue refused a campaign start; the next tick starts it", extra={"campaign_id": cid})
     return {"campaign_id": cid, "status": "scheduled", "scheduled_for": when, "estimated_recipients": estimate}
 
 

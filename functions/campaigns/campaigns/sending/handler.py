@@ -45,14 +45,22 @@ def send_email():
              description="recipients [{to, variables}] (1-10,000), subject/html/text or template_id, "
                          "send_in_parallel, batch_size (1-1000, default 100), attachments [{attachment_id, "
                          "filename?, type?}] (uploads only, at most 20; the message with them at most 40,000,000 "
-                         "bytes encoded). 202 with bulk_id, total, queued.",
+                         "bytes encoded). 202 with bulk_id, total, queued, batches, batches_queued and status. "
+                         "The bulk and its batches are stored first (an outbox), then queued: when the send queue "
+                         "refuses some batches (an SQS failure) the answer is still 202, with status queueing and "
+                         "batches_queued below batches, and the dispatcher queues the rest within about two minutes "
+                         "(GET /email/bulk/{bulk_id} shows queueing until then). No batch is lost or sent twice, "
+                         "and a retry with the same Idempotency-Key answers the first 202 without a second bulk. "
+                         "A storage failure before the bulk is stored answers an error (503 with Retry-After when "
+                         "DynamoDB is busy) and queues nothing.",
              openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,),
                                     notes={503: "S3 busy or unreachable while checking an uploaded attachment: nothing is queued. " + FILE_STORE_NOTE}))
 def send_bulk():
     raw = json_object(router)
     parse_model(BulkSend, raw)
-    res = idempotency.call("email.bulk", _acct(), header(router, "idempotency-key"), raw,
-                           {"account_id": _acct(), "body": raw}, router.lambda_context)
+    key = header(router, "idempotency-key")
+    res = idempotency.call("email.bulk", _acct(), key, raw, {"account_id": _acct(), "body": raw, "idempotency_key": key},
+                           router.lambda_context)
     return ok(res["data"], "Bulk send queued", status=res["status"])
 
 

@@ -137,7 +137,11 @@ class BulkQueued(BaseModel):
     total: int
     queued: int
     batches: int
-    status: str
+    status: str = Field(description="queued: every batch is on the send queue; queueing: the queue refused some "
+                                    "(an SQS failure), they wait in the bulk's outbox and the dispatcher queues them "
+                                    "within about two minutes")
+    batches_queued: int = Field(description="Batches on the send queue when the request answered (equal to batches "
+                                            "once all are)")
 
 
 class BulkProgress(BaseModel):

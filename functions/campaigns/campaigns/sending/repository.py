@@ -5,12 +5,18 @@
   ``sent``/``skipped``/``failed``/``bounced``. Redeliveries find it and never send again.
 - ``SEND#{send_id}`` / ``B#{batch_no}``  a batch whose counters were applied (exactly once,
   in the same transaction as the counter updates).
-- ``BULK#{bulk_id}`` / ``META``  a bulk send: content, totals and progress counters.
+- ``BULK#{bulk_id}`` / ``META``  a bulk send: content, totals and progress counters; while its
+  outbox has rows, on gsi3 ``BULKRELAY`` / ``{bulk_id}`` with a relay lease.
+- ``BULK#{bulk_id}`` / ``Q#{batch_no:06d}``  the outbox row of one batch not yet queued
+  (recipients, delay), deleted once SQS took its message (``campaigns.sending.relay``).
 - ``ACCT#{a}#OUTBOX`` / ``{ulid}``  a sandbox message; gsi1 by recipient, gsi2 by campaign/bulk.
 """
 from __future__ import annotations
 
 import json
+import logging
+
+from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
@@ -19,6 +25,8 @@ from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 from ..counters import repository as counters
 from ..privacy.repository import erasure_pk
 from ..settings import settings
+
+logger = logging.getLogger("campaigns.sending")
 
 
 def table() -> Table:
@@ -141,9 +149,102 @@ def add_stats(owner: tuple[str, str], add: dict) -> None:
 
 
 # ---------------------------------------------------------------- bulk
-def put_bulk(bulk: dict) -> None:
-    table().put_new({"pk": f"BULK#{bulk['id']}", "sk": "META", "ttl": _ttl(settings().send_record_ttl_days), **bulk},
-                    fresh_key=True)
+#: gsi3 partition of the bulk sends whose outbox still has rows to queue (``sending.relay``).
+RELAY_PK = "BULKRELAY"
+#: How long an Idempotency-Key's anchor names its bulk (the key's own 24 h).
+KEY_SECONDS = 24 * 3600
+
+
+def _row_sk(batch_no: int) -> str:
+    return f"Q#{int(batch_no):06d}"
+
+
+def _key_item(account_id: str, key_hash: str) -> tuple[str, str]:
+    return (f"ACCT#{account_id}#BULKKEY#{key_hash}", "K")
+
+
+def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key: tuple[str, str] | None = None) -> str | None:
+    """Write a bulk send with its outbox: one row per batch (``BULK#{id}`` / ``Q#{batch_no}``:
+    batch number, recipients, delay), then ``META``, the commit point: rows without a META are
+    never queued and expire with their TTL. META carries the relay marker (gsi3
+    ``BULKRELAY``/id, ``relay_pending``, a lease the writer holds) until every row is queued.
+
+    ``key`` (hashes of the request's Idempotency-Key and body): META is committed together with
+    the key's anchor (valid 24 h, as the key), so a request re-run under the same key after a
+    crash finds the bulk it made. Returns ``None`` when written, else the id of the bulk the key
+    already made (``ValidationFailed`` when that was another body)."""
+    pk, ttl = f"BULK#{bulk['id']}", _ttl(settings().send_record_ttl_days)
+    table().batch_write(puts=[{"pk": pk, "sk": _row_sk(r["batch_no"]), "ttl": ttl, **r} for r in rows])
+    meta = {"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"], "relay_pending": True,
+            "relay_lease_until": lease_until, **bulk}
+    if not key:
+        table().put_new(meta, fresh_key=True)
+        return None
+    kpk, ksk = _key_item(bulk["account_id"], key[0])
+    now = int(clock.now_ts())
+    anchor = {"pk": kpk, "sk": ksk, "bulk_id": bulk["id"], "body_hash": key[1], "until": now + KEY_SECONDS,
+              "ttl": now + 2 * KEY_SECONDS}
+    try:
+        table().transact([{"put": meta, "condition": "attribute_not_exists(pk)"},
+                          {"put": anchor, "condition": "attribute_not_exists(pk) OR #u < :now",
+                           "names": {"#u": "until"}, "values": {":now": now}}], fresh=(0,))
+        return None
+    except ConditionFailed:
+        prior = bulk_for_key(bulk["account_id"], *key)
+        if prior:
+            return None if prior == bulk["id"] else prior
+    raise _unconfirmed("The bulk send could not be stored, please retry")
+
+
+def bulk_for_key(account_id: str, key_hash: str, body_hash: str) -> str | None:
+    """The bulk an Idempotency-Key made within its 24 h; ``ValidationFailed`` for another body."""
+    item = table().get(*_key_item(account_id, key_hash), consistent=True)
+    if not item or int(item.get("until") or 0) < int(clock.now_ts()):
+        return None
+    if item.get("body_hash") != body_hash:
+        raise ValidationFailed("Idempotency-Key was used with a different request",
+                               fields={"Idempotency-Key": "Already used with a different request body"})
+    return item.get("bulk_id")
+
+
+def outbox_rows(bulk_id: str, limit: int | None = None) -> list[dict]:
+    """The bulk's batches not yet queued, in batch order (the first ``limit`` of them)."""
+    if limit:
+        return [_public(i) for i in table().query(f"BULK#{bulk_id}", sk_prefix="Q#", consistent=True, limit=limit)[0]]
+    return [_public(i) for i in table().iter_query(f"BULK#{bulk_id}", sk_prefix="Q#", consistent=True)]
+
+
+def rows_queued(bulk_id: str, batch_nos: list[int]) -> None:
+    """Delete the outbox rows of batches SQS took."""
+    table().batch_write(deletes=[(f"BULK#{bulk_id}", _row_sk(n)) for n in batch_nos])
+
+
+def relaying_bulks(limit: int = 50) -> list[dict]:
+    items, _ = table().query(RELAY_PK, index="gsi3", limit=limit)
+    return [_public(i) for i in items]
+
+
+def take_relay(bulk_id: str, now: str, until: str) -> bool:
+    """Take the relay lease of a bulk whose lease ran out; False when another relayer holds it
+    (or the relay ended): a missed take only waits for the next tick."""
+    try:
+        table().update(f"BULK#{bulk_id}", "META", set={"relay_lease_until": until},
+                       condition="relay_pending = :t AND relay_lease_until < :now",
+                       values={":t": True, ":now": now}, must_exist=True, return_values="NONE")
+        return True
+    except ConditionFailed:
+        return False
+
+
+def release_relay(bulk_id: str, now: str) -> None:
+    """Give the lease back (rows are left): the next tick resumes at once."""
+    table().update(f"BULK#{bulk_id}", "META", set={"relay_lease_until": now}, must_exist=True, return_values="NONE")
+
+
+def end_relay(bulk_id: str) -> None:
+    """Every row is queued: the bulk leaves the relay index."""
+    table().update(f"BULK#{bulk_id}", "META", set={"relay_pending": False}, remove=["gsi3pk", "gsi3sk"],
+                   must_exist=True, return_values="NONE")
 
 
 def get_bulk(bulk_id: str) -> dict | None:
@@ -208,16 +309,41 @@ def list_outbox(account_id: str, *, to: str | None, campaign_id: str | None, bul
 
 
 # ---------------------------------------------------------------- send queue
-def enqueue(messages: list[dict]) -> None:
+class QueueFailed(RuntimeError):
+    """SQS did not take every message: an error answer (after botocore's own retries) or
+    ``Failed`` entries of ``SendMessageBatch``. ``sent`` holds the indexes it did take."""
+
+    def __init__(self, failed: int, sent: set[int]) -> None:
+        super().__init__(f"{failed} send messages not queued")
+        self.failed, self.sent = failed, sent
+
+
+def send_batch(messages: list[dict], delays: list[int] | None = None) -> set[int]:
+    """Send ``messages`` (``delays``: seconds each stays invisible, at most 900) in
+    ``SendMessageBatch`` calls of ten; returns the indexes SQS took. A refused call stops the
+    sending (the queue is failing: the rest waits for a later try); ``Failed`` entries do not."""
     url = settings().send_queue_url
     sqs = aws.client("sqs")
+    taken: set[int] = set()
     for i in range(0, len(messages), 10):
-        chunk = messages[i:i + 10]
-        entries = [{"Id": str(n), "MessageBody": json.dumps(m, separators=(",", ":"), default=str)}
-                   for n, m in enumerate(chunk)]
-        resp = sqs.send_message_batch(QueueUrl=url, Entries=entries)
-        if resp.get("Failed"):
-            raise RuntimeError(f"{len(resp['Failed'])} send messages not queued")
+        entries = [{"Id": str(i + n), "MessageBody": json.dumps(m, separators=(",", ":"), default=str),
+                    **({"DelaySeconds": max(0, min(900, int(delays[i + n])))} if delays and delays[i + n] else {})}
+                   for n, m in enumerate(messages[i:i + 10])]
+        try:
+            resp = sqs.send_message_batch(QueueUrl=url, Entries=entries)
+        except (ClientError, BotoCoreError) as exc:
+            logger.warning("send queue refused a batch", extra={"error": str(exc)[:200]})
+            break
+        taken.update(int(e["Id"]) for e in resp.get("Successful") or [])
+    return taken
+
+
+def enqueue(messages: list[dict]) -> None:
+    """Queue every message or raise ``QueueFailed`` (naming the ones taken). The callers'
+    messages are safe to queue twice (every send-queue message type is idempotent)."""
+    taken = send_batch(messages)
+    if len(taken) < len(messages):
+        raise QueueFailed(len(messages) - len(taken), taken)
 
 
 def change_visibility(receipt_handle: str, seconds: int) -> None:
@@ -238,8 +364,3 @@ def rate_hit(subject: str, limit: int, cost: int):
     from lambdakit.ratelimit import hit
 
     return hit(table(), subject, max(1, int(limit)), 1, cost=cost)
-
-
-def enqueue_delayed(message: dict, delay_seconds: int) -> None:
-    aws.client("sqs").send_message(QueueUrl=settings().send_queue_url, DelaySeconds=max(0, min(900, delay_seconds)),
-                                   MessageBody=json.dumps(message, separators=(",", ":"), default=str))

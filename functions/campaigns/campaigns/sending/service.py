@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
+from lambdakit.security import sha256_hex
 
 from ..attachments import service as attachments
 from ..counters import repository as counters
 from ..senders import service as senders
-from . import audience, batches, idempotency, pipeline, providers
+from . import audience, batches, idempotency, pipeline, providers, relay
 from . import repository as repo
 from .compose import Tracking
 from .message import Attachment
@@ -86,7 +88,19 @@ def send_one(account_id: str, body: SendEmail) -> dict:
     return {"message_id": r.message_id, "status": status, "provider": p.name, "to": body.to}
 
 
-def create_bulk(account_id: str, body: BulkSend) -> dict:
+def _queued(bulk_id: str) -> dict:
+    """The answer for a bulk an earlier run under the same Idempotency-Key committed."""
+    b = repo.get_bulk(bulk_id) or {}
+    left = len(repo.outbox_rows(bulk_id)) if b.get("relay_pending") else 0
+    return {"bulk_id": bulk_id, "total": b.get("total", 0), "queued": b.get("queued", 0),
+            "batches": b.get("batches_total", 0), "status": "queueing" if left else "queued",
+            "batches_queued": int(b.get("batches_total", 0)) - left}
+
+
+def create_bulk(account_id: str, body: BulkSend, idempotency_key: str | None = None) -> dict:
+    key = (sha256_hex(idempotency_key), sha256_hex(body.model_dump_json())) if idempotency_key else None
+    if key and (prior := repo.bulk_for_key(account_id, *key)):
+        return _queued(prior)  # committed by an earlier run that did not answer (a crash, a timeout)
     subject, html, text = _content(account_id, body)
     files = attachments.resolve(account_id, body.attachments, html=html, text=text)
     p = _provider(account_id, body)
@@ -119,16 +133,18 @@ def create_bulk(account_id: str, body: BulkSend) -> dict:
             "status": "queued", "total": len(body.recipients), "queued": len(entries), "batches_total": len(chunks),
             "batches_done": 0, "batch_size": body.batch_size, "send_in_parallel": body.send_in_parallel,
             "st_sent": 0, "st_delivered": 0, "st_bounced": 0, "st_failed": 0, "st_skipped": 0, "created_at": now}
-    repo.put_bulk(bulk)
-    msgs = [{"type": "batch", "bulk_id": bid, "batch_no": i + 1, "recipients": ch} for i, ch in enumerate(chunks)]
-    if body.send_in_parallel:
-        repo.enqueue(msgs)
-    else:
-        # Paced: batches become visible one after another (SQS delay, at most 15 minutes).
-        for i, m in enumerate(msgs):
-            repo.enqueue_delayed(m, min(900, i * PACED_DELAY_SECONDS))
+    # The outbox (issue 23 rule 4): the batches are written with the bulk, then relayed to SQS;
+    # what SQS does not take now the dispatcher queues later (``relay``). Paced sends: batches
+    # become visible one after another (SQS delay, at most 15 minutes).
+    rows = [{"batch_no": i + 1, "recipients": ch,
+             "delay": 0 if body.send_in_parallel else min(900, i * PACED_DELAY_SECONDS)} for i, ch in enumerate(chunks)]
+    prior = repo.put_bulk(bulk, rows, relay.lease_until(), key)
+    if prior:
+        return _queued(prior)
+    taken, left = relay.relay(bid, rows, time.monotonic() + relay.ROUTE_BUDGET_SECONDS)
+    relay.settle(bid, left)
     return {"bulk_id": bid, "total": len(body.recipients), "queued": len(entries), "batches": len(chunks),
-            "status": "queued"}
+            "status": "queued" if taken >= len(rows) else "queueing", "batches_queued": taken}
 
 
 def bulk_status(account_id: str, bulk_id: str) -> dict:
@@ -137,7 +153,9 @@ def bulk_status(account_id: str, bulk_id: str) -> dict:
         raise NotFound("Bulk send not found")
     done = int(b.get("batches_done", 0))
     status = b.get("status", "queued")
-    if status == "queued" and done:
+    if status != "completed" and b.get("relay_pending") and repo.outbox_rows(bulk_id, limit=1):
+        status = "queueing"  # some batches wait in the outbox for the dispatcher to queue them
+    elif status == "queued" and done:
         status = "sending"
     processed = sum(int(b.get(k, 0) or 0) for k in ("st_sent", "st_failed", "st_skipped"))
     return {"bulk_id": bulk_id, "status": status, "total": b["total"], "queued": b["queued"],
@@ -159,5 +177,5 @@ def outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id:
 
 idempotency.register("email.send", lambda account_id, body: {"status": 200, "data": send_one(
     account_id, SendEmail.model_validate(body))})
-idempotency.register("email.bulk", lambda account_id, body: {"status": 202, "data": create_bulk(
-    account_id, BulkSend.model_validate(body))})
+idempotency.register("email.bulk", lambda account_id, body, idempotency_key=None: {"status": 202, "data": create_bulk(
+    account_id, BulkSend.model_validate(body), idempotency_key)})

@@ -3,17 +3,28 @@ redaction of the bodies about a person when the contact is erased (``erase_perso
 
 ``emit(account_id, kind, data)`` is the interface the rest of the service calls (through
 ``campaigns.events``). With ``event_key`` the emission is idempotent: emitting the same key again
-(a retried worker) neither creates a second delivery nor a second ``webhook-id``; a delivery that
-was recorded but never queued (crash in between) is queued again.
+(a retried worker) neither creates a second delivery nor a second ``webhook-id``.
+
+Outbox (issue 23 rule 4): a delivery is recorded before it is queued, on a relay index that the
+worker's first attempt takes it off. A delivery recorded but never queued (the queue refused it,
+a crash in between) is not lost: ``relay_stale``, run by the dispatcher's one-minute tick, queues
+it again after ``RELAY_STALE_SECONDS``. Delivery stays at-least-once with a stable ``webhook-id``.
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
+import logging
 
 from lambdakit import clock, ids
+from lambdakit.observability import count as metric
 from lambdakit.security import sha256_hex
 
 from . import repository as repo
+
+logger = logging.getLogger("campaigns.webhooks")
+#: A delivery recorded for the queue and not attempted for this long is queued again.
+RELAY_STALE_SECONDS = 300
 
 EVENT_KINDS = ("campaign.created", "campaign.sent", "campaign.opened", "campaign.clicked", "contact.subscribed",
                "contact.unsubscribed", "email.bounced", "email.delivered")
@@ -62,7 +73,9 @@ def new_delivery(account_id: str, webhook: dict, kind: str, body: str, *, delive
 
 
 def emit_many(account_id: str, events: list[tuple[str, dict, str | None]]) -> int:
-    """Emit ``(kind, data, event_key)`` events; returns the number of deliveries queued."""
+    """Emit ``(kind, data, event_key)`` events; returns the number of deliveries recorded for
+    the queue. A queue failure is not the caller's: the deliveries are recorded (on the relay
+    index) and ``relay_stale`` queues them later."""
     if not events:
         return 0
     hooks = [w for w in repo.list_webhooks(account_id) if w.get("enabled", True)]
@@ -79,11 +92,50 @@ def emit_many(account_id: str, events: list[tuple[str, dict, str | None]]) -> in
         for w in subs:
             did = sha256_hex(f"{key}|{w['id']}")[:26] if key else None
             d = new_delivery(account_id, w, kind, body, delivery_id=did)
-            created, existing = repo.create_delivery(d, person=person)
-            if created or (existing and existing.get("status") == "pending" and not existing.get("attempts")):
-                queue.append({"account_id": account_id, "webhook_id": w["id"], "delivery_id": d["id"]})
-    repo.enqueue(queue)
+            created, existing = repo.create_delivery(d, person=person, relay=True)
+            seq: int | None = 0
+            if not created:
+                # A retried emitter: the delivery, if still never attempted, is queued again under
+                # a new generation (a message of the old one, if queued after all, is dropped).
+                seq = None
+                if (existing and existing.get("status") == "pending" and not existing.get("attempts")
+                        and existing.get("relay_seq") is not None):
+                    seq = repo.take_relay(existing)
+            if seq is not None:
+                queue.append({"account_id": account_id, "webhook_id": w["id"], "delivery_id": d["id"], "seq": seq})
+    try:
+        repo.enqueue(queue)
+    except repo.QueueFailed as exc:
+        logger.warning("webhook deliveries recorded but not queued; the relay sweep queues them",
+                       extra={"account_id": account_id, "not_queued": exc.failed})
     return len(queue)
+
+
+def relay_stale(limit: int = 100) -> int:
+    """One sweep (the dispatcher's tick): queue again the deliveries recorded for the queue but
+    not attempted within ``RELAY_STALE_SECONDS`` (an SQS failure, a crash before the enqueue, a
+    lost message). Each moves to a new ``relay_seq`` first: the worker drops messages of an older
+    generation, so one delivery never runs two retry series. Counted in
+    ``WebhookDeliveriesRequeued``; returns how many were queued."""
+    cutoff = clock.iso(clock.now() - dt.timedelta(seconds=RELAY_STALE_SECONDS))
+    msgs = []
+    for d in repo.stale_relays(cutoff, limit):
+        seq = repo.take_relay(d)
+        if seq is not None:
+            msgs.append({"account_id": d["account_id"], "webhook_id": d["webhook_id"], "delivery_id": d["id"],
+                         "seq": seq})
+    if not msgs:
+        return 0
+    try:
+        repo.enqueue(msgs)
+        n = len(msgs)
+    except repo.QueueFailed as exc:
+        n = len(exc.sent)
+        logger.warning("webhook relay sweep: the queue refused deliveries; the next sweep retries",
+                       extra={"not_queued": exc.failed})
+    if n:
+        metric("WebhookDeliveriesRequeued", n)
+    return n
 
 
 def emit(account_id: str, kind: str, data: dict, *, event_key: str | None = None) -> int:

@@ -85,9 +85,15 @@ def list_deliveries(id: str):
 
 
 @router.post("/webhooks/<id>/deliveries/<delivery_id>/retry", middlewares=WRITE, summary="Redeliver one delivery",
-             openapi_extensions=doc(response="campaigns.webhooks.models:Delivery", status=202, errors=(409,)))
+             description="Moves a finished delivery back to pending and queues it (202). The delivery is recorded "
+                         "before it is queued: when the queue refuses it (an SQS failure) the answer is still 202, "
+                         "with queued: false, and the dispatcher's relay sweep queues it within about six minutes. "
+                         "It is never lost and keeps its webhook-id (at-least-once delivery).",
+             openapi_extensions=doc(response="campaigns.webhooks.models:DeliveryQueued", status=202, errors=(409,)))
 def retry_delivery(id: str, delivery_id: str):
-    return ok(service.retry(_acct(), id, delivery_id), "Delivery queued", status=202)
+    res = service.retry(_acct(), id, delivery_id)
+    return ok(res, "Delivery queued" if res["queued"] else
+              "Delivery recorded; the queue is unavailable, it is queued automatically within minutes", status=202)
 
 
 app = build_app(router)

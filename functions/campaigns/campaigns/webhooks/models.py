@@ -86,6 +86,11 @@ class Delivery(BaseModel):
     delivered_at: Optional[str] = None
 
 
+class DeliveryQueued(Delivery):
+    queued: bool = Field(description="false when SQS refused the message: the delivery is recorded and the "
+                                     "dispatcher's relay sweep queues it within about six minutes")
+
+
 class TestResult(BaseModel):
     delivery_id: str
     success: bool

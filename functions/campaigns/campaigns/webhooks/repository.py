@@ -6,11 +6,16 @@
   (``WH#{id}#D`` / ``{created_at}#{delivery_id}``) lists them newest first. The item keeps the
   exact body bytes, so every retry sends (and signs) the same body. A delivery whose event is about
   a person is also on gsi2 (``ACCT#{a}#WHPERSON#{sha256(email)}`` / ``{webhook_id}#{delivery_id}``)
-  so the contact's erasure finds its bodies with a key query and redacts them.
+  so the contact's erasure finds its bodies with a key query and redacts them. A delivery queued
+  but not yet attempted by a worker is on gsi3 (``WHRELAY#{shard}`` / ``{queued_at}#{webhook_id}#{id}``)
+  with ``relay_seq``, the generation of its queue messages: the relay sweep queues again what
+  stays there too long (``campaigns.webhooks.dispatch.relay_stale``).
 """
 from __future__ import annotations
 
 import json
+
+from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
@@ -20,6 +25,10 @@ from lambdakit.security import sha256_hex
 from ..settings import settings
 
 DELIVERY_TTL_DAYS = 30
+#: gsi3 partitions ``WHRELAY#{0..7}`` of the deliveries queued but not yet attempted (sharded:
+#: every delivery passes through it, faster than one partition takes writes).
+RELAY_PK = "WHRELAY"
+RELAY_SHARDS = 8
 
 
 def table() -> Table:
@@ -72,12 +81,21 @@ def _person_pk(account_id: str, email_l: str) -> str:
     return f"ACCT#{account_id}#WHPERSON#{sha256_hex(email_l)}"
 
 
-def create_delivery(d: dict, *, person: str | None = None) -> tuple[bool, dict | None]:
+def _relay_keys(d: dict, at: str) -> dict:
+    shard = int(sha256_hex(d["id"])[:4], 16) % RELAY_SHARDS
+    return {"gsi3pk": f"{RELAY_PK}#{shard}", "gsi3sk": f"{at}#{d['webhook_id']}#{d['id']}"}
+
+
+def create_delivery(d: dict, *, person: str | None = None, relay: bool = False) -> tuple[bool, dict | None]:
     """Insert a delivery; ``(False, existing)`` when this (event, webhook) already has one.
-    ``person``: the lower-cased email the event is about (indexed for erasure)."""
+    ``person``: the lower-cased email the event is about (indexed for erasure). ``relay``: the
+    delivery goes through the queue, so it is on the relay index (gsi3) until a worker attempts
+    it (``relay_seq`` 0: the generation its messages carry)."""
     now = clock.now_ts()
     item = {"pk": f"WH#{d['webhook_id']}", "sk": f"D#{d['id']}", "gsi1pk": f"WH#{d['webhook_id']}#D",
             "gsi1sk": f"{d['created_at']}#{d['id']}", "ttl": int(now) + DELIVERY_TTL_DAYS * 86400, **d}
+    if relay:
+        item.update(_relay_keys(d, d["created_at"]), relay_seq=0)
     if person:
         item.update(gsi2pk=_person_pk(d["account_id"], person), gsi2sk=f"{d['webhook_id']}#{d['id']}")
     try:
@@ -93,9 +111,44 @@ def get_delivery(webhook_id: str, delivery_id: str) -> dict | None:
 
 
 def update_delivery(webhook_id: str, delivery_id: str, *, set: dict, add: dict | None = None,
-                    condition: str | None = None, names: dict | None = None, values: dict | None = None) -> dict:
+                    condition: str | None = None, names: dict | None = None, values: dict | None = None,
+                    picked_up: bool = False) -> dict:
+    """``picked_up``: a worker attempted it (or settled it): off the relay index."""
     return _public(table().update(f"WH#{webhook_id}", f"D#{delivery_id}", set=set, add=add, condition=condition,
-                                  names=names, values=values, must_exist=True))
+                                  names=names, values=values, must_exist=True,
+                                  remove=["gsi3pk", "gsi3sk"] if picked_up else None))
+
+
+def requeue_delivery(webhook_id: str, delivery_id: str, *, from_status: str, set: dict) -> dict:
+    """A manual retry: from ``from_status`` back to the queue (``set``), on the relay index again
+    under a new ``relay_seq`` generation. ``ConditionFailed`` when the status moved meanwhile."""
+    keys = _relay_keys({"id": delivery_id, "webhook_id": webhook_id}, clock.now_iso())
+    return _public(table().update(f"WH#{webhook_id}", f"D#{delivery_id}", set={**set, **keys},
+                                  add={"relay_seq": 1}, condition="#st = :st", names={"#st": "status"},
+                                  values={":st": from_status}, must_exist=True))
+
+
+def stale_relays(cutoff: str, limit: int = 100) -> list[dict]:
+    """Deliveries on the relay index since before ``cutoff`` (never attempted since queued)."""
+    out: list[dict] = []
+    for shard in range(RELAY_SHARDS):
+        items, _ = table().query(f"{RELAY_PK}#{shard}", index="gsi3", sk_lte=cutoff, limit=limit)
+        out += [_public(i) for i in items]
+    return out
+
+
+def take_relay(d: dict) -> int | None:
+    """Move a delivery still on the relay index from its ``relay_seq`` generation to the next
+    (its relay time to now), once per generation; the new seq, or ``None`` when a worker picked
+    it up or another relayer moved it first."""
+    keys = _relay_keys(d, clock.now_iso())
+    try:
+        new = table().update(f"WH#{d['webhook_id']}", f"D#{d['id']}", set={"gsi3sk": keys["gsi3sk"]},
+                             add={"relay_seq": 1}, condition="attribute_exists(gsi3pk) AND relay_seq = :seq",
+                             values={":seq": int(d.get("relay_seq") or 0)}, must_exist=True)
+    except ConditionFailed:
+        return None
+    return int(new.get("relay_seq") or 0)
 
 
 def list_deliveries(webhook_id: str, limit: int, cursor: str | None) -> tuple[list[dict], str | None]:
@@ -123,19 +176,35 @@ def erase_person(account_id: str, email_l: str, redacted_body) -> int:
 
 
 # ---------------------------------------------------------------- queue
+class QueueFailed(RuntimeError):
+    """SQS did not take every message (an error answer after botocore's retries, or ``Failed``
+    entries); ``sent`` holds the indexes it took."""
+
+    def __init__(self, failed: int, sent: set[int]) -> None:
+        super().__init__(f"{failed} webhook messages not queued")
+        self.failed, self.sent = failed, sent
+
+
 def _sqs():
     return aws.client("sqs")
 
 
 def enqueue(messages: list[dict], delay_seconds: int = 0) -> None:
+    """Queue every message (``SendMessageBatch`` calls of ten) or raise ``QueueFailed``; a
+    refused call stops the sending (the rest is left to the relay sweep)."""
     url = settings().webhook_queue_url
+    taken: set[int] = set()
     for i in range(0, len(messages), 10):
-        chunk = messages[i:i + 10]
-        entries = [{"Id": str(n), "MessageBody": json.dumps(m, separators=(",", ":")),
-                    **({"DelaySeconds": delay_seconds} if delay_seconds else {})} for n, m in enumerate(chunk)]
-        resp = _sqs().send_message_batch(QueueUrl=url, Entries=entries)
-        if resp.get("Failed"):
-            raise RuntimeError(f"{len(resp['Failed'])} webhook messages not queued")
+        entries = [{"Id": str(i + n), "MessageBody": json.dumps(m, separators=(",", ":")),
+                    **({"DelaySeconds": delay_seconds} if delay_seconds else {})}
+                   for n, m in enumerate(messages[i:i + 10])]
+        try:
+            resp = _sqs().send_message_batch(QueueUrl=url, Entries=entries)
+        except (ClientError, BotoCoreError):
+            break
+        taken.update(int(e["Id"]) for e in resp.get("Successful") or [])
+    if len(taken) < len(messages):
+        raise QueueFailed(len(messages) - len(taken), taken)
 
 
 def change_visibility(receipt_handle: str, seconds: int) -> None:
