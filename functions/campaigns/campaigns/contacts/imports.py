@@ -176,7 +176,7 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
 
 
 def _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len) -> bool:
-    r = importer.import_chunk(a, batch, opts, seen, _merge_existing)
+    r = importer.import_chunk(a, batch, opts, seen, _merge_existing, scope=f"{job_id}#{processed}")
     return jobs.advance(a, job_id, processed, {"processed": len(batch), "imported": r.imported,
                                                "updated": r.updated, "skipped": r.skipped},
                         r.errors, errors_len)
