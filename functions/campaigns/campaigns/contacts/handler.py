@@ -105,7 +105,9 @@ def import_contacts():
 @router.post("/contacts/imports", middlewares=[require("contacts:write")], summary="Start an asynchronous import",
              description="JSON {list_id, tags, update_existing}; returns job_id and a presigned S3 upload (POST "
                          "form, content-length-range 1..upload.max_bytes = 200 MB) for the CSV; the form "
-                         "expires after upload.expires_in (900 s). The upload starts the job.",
+                         "expires after upload.expires_in (900 s). The upload starts the job. When the upload "
+                         "form cannot be made (S3/credentials unavailable): 503 STORAGE_UNAVAILABLE with "
+                         "Retry-After, and no job is created.",
              openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():
     job = imports.create_import_job(_acct(), json_object(router, required=False))
@@ -113,7 +115,11 @@ def start_import():
 
 
 @router.get("/contacts/imports/<job_id>", middlewares=[require("contacts:read")], summary="Import job status",
-            description="status, processed/total, imported, updated, skipped, errors.",
+            description="status (awaiting_upload, running, completed, failed), processed/total, imported, updated, "
+                        "skipped, errors. While S3 fails to give the worker the uploaded file, the job stays "
+                        "retryable with last_error and read_failures; after 3 failed reads (the import queue's "
+                        "delivery budget), or when the file is gone or denied, status is failed with the reason "
+                        "in failure.",
             openapi_extensions=doc(response="campaigns.contacts.models:ImportJob"))
 def get_import(job_id: str):
     return ok(imports.get_import_job(_acct(), job_id), "Import job retrieved")

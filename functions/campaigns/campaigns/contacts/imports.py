@@ -91,8 +91,10 @@ def create_import_job(a: str, body: dict) -> dict:
     job = {"job_id": job_id, "account_id": a, "status": "awaiting_upload", "list_id": opts.list_id,
            "tags": opts.tags, "update_existing": opts.update_existing, "processed": 0, "imported": 0,
            "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400}
-    jobs.put_job(a, job)
+    # the upload form first (issue 23 rule 4): an S3/presign failure answers 503 STORAGE_UNAVAILABLE
+    # before any job exists, so no job waits for an upload that cannot come
     up = jobs.presigned_upload(jobs.upload_key(a, job_id), s.import_job_max_bytes, s.presign_ttl_seconds)
+    jobs.put_job(a, job)
     return {**job_public(job), "upload": {"method": "POST", "url": up["url"], "fields": up["fields"],
                                           "max_bytes": s.import_job_max_bytes,
                                           "expires_in": s.presign_ttl_seconds}}
@@ -108,7 +110,8 @@ def job_public(job: dict) -> dict:
             "list_id": job.get("list_id"), "tags": job.get("tags") or [],
             "update_existing": bool(job.get("update_existing")), "created_at": job.get("created_at"),
             "started_at": job.get("started_at"), "finished_at": job.get("finished_at"),
-            "failure": job.get("failure")}
+            "failure": job.get("failure"), "last_error": job.get("last_error"),
+            "read_failures": int(job.get("read_failures") or 0)}
 
 
 def get_import_job(a: str, job_id: str) -> dict:
@@ -118,25 +121,51 @@ def get_import_job(a: str, job_id: str) -> dict:
     return job_public(job)
 
 
-def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: Callable[[], int]) -> str:
+#: reads of an upload that may fail (S3 unavailable) before the job fails with the reason; the
+#: import queue's maxReceiveCount (3, functions/campaigns/template.yaml) is the same budget
+READ_ATTEMPTS = 3
+
+
+def _fail(a: str, job_id: str, reason: str) -> str:
+    jobs.start_job(a, job_id, clock.now_iso(), 0)
+    jobs.finish(a, job_id, "failed", clock.now_iso(), reason)
+    return "completed"
+
+
+def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: Callable[[], int],
+                   last_attempt: bool = False) -> str:
     """Process an uploaded file from the job's last committed row. Returns ``completed``,
-    ``continue`` (a continuation was queued) or ``skipped`` (nothing to do)."""
+    ``continue`` (a continuation was queued) or ``skipped`` (nothing to do).
+
+    S3 (issue 23 rule 4): an upload that is gone or denied fails the job with that reason; a
+    transient S3 failure is counted on the job (``read_failures``, ``last_error``, visible in
+    ``GET /contacts/imports/{job_id}``) and raised (``StorageUnavailable``) for the queue to
+    deliver the message again; at the ``READ_ATTEMPTS``-th failure (or the queue's
+    ``last_attempt``) the job fails with the reason instead of being left waiting."""
     s = settings()
     job = jobs.get_job(a, job_id, consistent=True)
     if job is None or job["status"] not in ("awaiting_upload", "running"):
         return "skipped"
-    if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
-        jobs.start_job(a, job_id, clock.now_iso(), 0)
-        jobs.finish(a, job_id, "failed", clock.now_iso(), "File too large")
-        return "completed"
     try:
-        text = importer.decode(jobs.read_upload(bucket, key))
+        if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
+            return _fail(a, job_id, "File too large")
+        data = jobs.read_upload(bucket, key)
+    except jobs.UploadUnreadable as exc:
+        return _fail(a, job_id, exc.message)
+    except jobs.StorageUnavailable as exc:
+        failures = jobs.note_read_failure(a, job_id, exc.message)
+        if failures is None:
+            return "skipped"
+        if failures >= READ_ATTEMPTS or last_attempt:
+            return _fail(a, job_id, f"The uploaded file could not be read from storage after {failures} "
+                                    f"attempts ({exc.aws_code or 'unavailable'}); upload it again with a new job")
+        raise
+    try:
+        text = importer.decode(data)
         _, it = importer.rows(text)
         total = importer.count_rows(text)
     except ApiError as exc:
-        jobs.start_job(a, job_id, clock.now_iso(), 0)
-        jobs.finish(a, job_id, "failed", clock.now_iso(), exc.message)
-        return "completed"
+        return _fail(a, job_id, exc.message)
     job = jobs.start_job(a, job_id, clock.now_iso(), total)
     if job is None:
         return "skipped"
