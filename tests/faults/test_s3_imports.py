@@ -248,3 +248,24 @@ def test_delete_of_processed_upload_failing_does_not_fail_the_job(camp):
     job = _job(camp, v)
     assert (job["status"], job["imported"]) == ("completed", ROWS)
     assert _imported(camp, v) == _all_rows(v)
+
+
+def test_job_whose_upload_never_came_fails_after_the_form_expired(camp):
+    """The client's upload to S3 failed (S3 answered it; nothing recorded as uploaded): the job
+    waits while the form may still be used, then is failed for good, even if an event comes late."""
+    from campaigns.contacts import imports
+
+    from .workers import later
+
+    v = _uploaded_job(camp)
+    job = _job(camp, v)
+    assert job["status"] == "awaiting_upload" and job["failure"] is None
+    ttl = camp.post("/contacts/imports", json={}).json()["data"]["upload"]["expires_in"]
+    with later(ttl + imports.UPLOAD_GRACE - 60):
+        assert _job(camp, v)["status"] == "awaiting_upload"
+    with later(ttl + imports.UPLOAD_GRACE + 60):
+        job = _job(camp, v)
+        assert (job["status"], job["failure"]) == ("failed", imports.NO_UPLOAD)
+        assert _deliver(camp, v, 1) is True  # a late event: refused, the job stays failed
+        assert _job(camp, v)["status"] == "failed"
+    assert _imported(camp, v)["contact_count"] == 0

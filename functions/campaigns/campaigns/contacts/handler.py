@@ -119,7 +119,8 @@ def start_import():
                         "skipped, errors. While S3 fails to give the worker the uploaded file, the job stays "
                         "retryable with last_error and read_failures; after 3 failed reads (the import queue's "
                         "delivery budget), or when the file is gone or denied, status is failed with the reason "
-                        "in failure.",
+                        "in failure. A job whose file never arrived is failed once its upload form has expired "
+                        "(plus 1 hour for the upload's event); a later upload event is ignored.",
             openapi_extensions=doc(response="campaigns.contacts.models:ImportJob"))
 def get_import(job_id: str):
     return ok(imports.get_import_job(_acct(), job_id), "Import job retrieved")

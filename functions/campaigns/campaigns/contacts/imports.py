@@ -90,7 +90,8 @@ def create_import_job(a: str, body: dict) -> dict:
     now = clock.now_iso()
     job = {"job_id": job_id, "account_id": a, "status": "awaiting_upload", "list_id": opts.list_id,
            "tags": opts.tags, "update_existing": opts.update_existing, "processed": 0, "imported": 0,
-           "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400}
+           "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400,
+           "upload_deadline": int(clock.now_ts()) + s.presign_ttl_seconds + UPLOAD_GRACE}
     # the upload form first (issue 23 rule 4): an S3/presign failure answers 503 STORAGE_UNAVAILABLE
     # before any job exists, so no job waits for an upload that cannot come
     up = jobs.presigned_upload(jobs.upload_key(a, job_id), s.import_job_max_bytes, s.presign_ttl_seconds)
@@ -100,9 +101,22 @@ def create_import_job(a: str, body: dict) -> dict:
                                           "expires_in": s.presign_ttl_seconds}}
 
 
+#: time after the upload form's expiry for the upload's S3 event to reach the worker; a job still
+#: awaiting its upload after that is failed (no upload can come: the form has expired)
+UPLOAD_GRACE = 3600
+NO_UPLOAD = "No file was uploaded before the upload form expired; start a new import job"
+
+
+def _no_upload(job: dict) -> bool:
+    return job.get("status") == "awaiting_upload" and bool(job.get("upload_deadline")) \
+        and clock.now_ts() > int(job["upload_deadline"])
+
+
 def job_public(job: dict) -> dict:
     total = job.get("total")
     done = int(job.get("processed", 0))
+    if _no_upload(job):  # final: the worker refuses a job past its deadline
+        job = {**job, "status": "failed", "failure": NO_UPLOAD}
     return {"job_id": job["job_id"], "status": job["status"], "processed": done, "total": total,
             "progress": round(100.0 * done / total, 1) if total else (100.0 if job["status"] == "completed" else 0.0),
             "imported": int(job.get("imported", 0)), "updated": int(job.get("updated", 0)),
@@ -144,7 +158,7 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
     ``last_attempt``) the job fails with the reason instead of being left waiting."""
     s = settings()
     job = jobs.get_job(a, job_id, consistent=True)
-    if job is None or job["status"] not in ("awaiting_upload", "running"):
+    if job is None or job["status"] not in ("awaiting_upload", "running") or _no_upload(job):
         return "skipped"
     try:
         if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
