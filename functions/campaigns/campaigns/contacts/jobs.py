@@ -60,9 +60,9 @@ def _s3(what: str, fn: Callable[[], Any], *, upload: bool = False) -> Any:
     try:
         return fn()
     except ClientError as exc:
-        err = exc.response.get("Error") or {}
-        code = str(err.get("Code") or "")
-        status = int((exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode") or 0)
+        err: dict = dict(exc.response.get("Error") or {})
+        meta: dict = dict(exc.response.get("ResponseMetadata") or {})
+        code, status = str(err.get("Code") or ""), int(meta.get("HTTPStatusCode") or 0)
         logger.warning("s3 call failed", extra={"s3_op": what, "aws_code": code, "http_status": status})
         if upload and code in _MISSING:
             raise UploadUnreadable("The uploaded file was not found (it expired or was removed)", code) from None
@@ -137,16 +137,17 @@ def note_read_failure(a: str, job_id: str, error: str) -> int | None:
     ``last_error``; returns the failures so far, or ``None`` when the job is no longer waiting
     or running. An ADD resent after a lost answer counts one failure twice: the job then gives
     up one attempt earlier, never later."""
-    try:
-        job = _t().update(keys.acct(a), f"IMPORT#{job_id}", add={"read_failures": 1}, set={"last_error": error},
-                          condition="#s IN (:w, :r)", names={"#s": "status"},
-                          values={":w": "awaiting_upload", ":r": "running"})
-    except ConditionFailed:
-        job = get_job(a, job_id, consistent=True)
-        if not job or job.get("status") not in ("awaiting_upload", "running"):
-            return None
-        raise _unconfirmed() from None
-    return int(job.get("read_failures") or 0)
+    for _try in range(2):
+        try:
+            job = _t().update(keys.acct(a), f"IMPORT#{job_id}", add={"read_failures": 1}, set={"last_error": error},
+                              condition="#s IN (:w, :r)", names={"#s": "status"},
+                              values={":w": "awaiting_upload", ":r": "running"})
+            return int(job.get("read_failures") or 0)
+        except ConditionFailed:  # confirmed from the job: finished (None), else tried again
+            cur = get_job(a, job_id, consistent=True)
+            if not cur or cur.get("status") not in ("awaiting_upload", "running"):
+                return None
+    raise _unconfirmed()
 
 
 def finish(a: str, job_id: str, status: str, now: str, error: str | None = None) -> None:
