@@ -393,21 +393,7 @@ CASES = [
 # ---------------------------------------------------------------- known product violations
 # Found by the long profile; each entry is a strict xfail (a listed fault case that passes fails
 # the test, so a fix must remove its entry). The text names the product code at fault and the fix.
-# Fixed (issue 23 rule 2): SEND_CLAIM, COMPLETE_BATCH, FINISH_BULK, FEEDBACK_STATS, FEEDBACK_SUPPRESSION,
-# FEEDBACK_AMBIGUOUS, IMPORT_JOB and the fresh-id inserts. Left: IMPORT_COUNTERS, whose fix (a chunk marker and
-# one counter transaction per chunk, branch camp-faults-import-counters) changes the plain-import cost model that
-# tests/campaigns/r3_contacts/test_r3_contact_keys.py pins (no TransactWriteItems, no PutItem).
-IMPORT_COUNTERS = ("contacts/repository.py:186-210 write_batch: contacts are batch-written, then list/tag counters "
-                   "are added by separate, non-idempotent UpdateItems: a failure after the items leaves the counters "
-                   "short by the whole chunk (the retry skips the rows that exist, the job reports them skipped), "
-                   "and a resent counter ADD doubles them; count per chunk with a chunk marker in one transaction")
-
-
-KNOWN = {
-    "campaigns POST /contacts/import (multipart, in request)": {
-        f"{f}@last": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
-                                               "ambiguous")},
-    "campaigns worker ImportWorker (uploaded import job)": {
-        **{f"{f}@middle": IMPORT_COUNTERS for f in ("ProvisionedThroughputExceededException", "InternalServerError",
-                                                    "ambiguous")}},
-}
+# None left (issue 23 rule 2): SEND_CLAIM, COMPLETE_BATCH, FINISH_BULK, FEEDBACK_STATS, FEEDBACK_SUPPRESSION,
+# FEEDBACK_AMBIGUOUS, IMPORT_JOB, the fresh-id inserts and IMPORT_COUNTERS (an import chunk's counters are
+# added once, in a transaction under the chunk's marker: docs/campaigns-audience.md "Counters of a chunk").
+KNOWN: dict[str, dict[str, str]] = {}

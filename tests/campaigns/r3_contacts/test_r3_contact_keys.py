@@ -1,5 +1,6 @@
 """Round 3, issue 3: contact ids derived from the address, moved-email guards, name search on
-the contact item (gsi4/gsi5) and imports at one BatchWriteItem call per 25 plain rows."""
+the contact item (gsi4/gsi5) and imports at one BatchWriteItem call per 25 plain rows (plus,
+issue 23 rule 2, a constant two calls per 100-row chunk that count the chunk once)."""
 from __future__ import annotations
 
 import math
@@ -197,17 +198,26 @@ def test_listing_stays_newest_first(camp):
 
 
 # ---------------------------------------------------------------- imports
-@pytest.mark.parametrize("rows", [25, 110])
+@pytest.mark.parametrize("rows", [25, 110, 400])
 def test_plain_import_writes_at_most_one_batch_write_call_per_25_rows(camp, rows):
+    """Issue 3's cost model (one BatchWriteItem per 25 rows, probes one BatchGetItem per 25 rows)
+    plus, since issue 23 rule 2, a constant two calls per 100-row chunk for counting it once: the
+    chunk marker's PutItem and ONE TransactWriteItems (marker part + the merged counters; it
+    replaces the one counter UpdateItem per chunk of round 3). Calls per row do not grow."""
     csv_text = "email,first_name,last_name\r\n" + "".join(f"p{i}@example.com,F{i},L{i}\r\n" for i in range(rows))
     body, headers = multipart(csv_text.encode())
     with ddb_calls() as calls:
         r = camp.post("/contacts/import", body=body, headers=headers)
     assert r.status == 200 and r.json()["data"]["imported"] == rows, r.text[:300]
+    chunks = math.ceil(rows / 100)
     assert calls["BatchWriteItem"] <= math.ceil(rows / 25)
-    assert calls["_items_written"] == rows  # one item per plain row
-    assert calls["BatchGetItem"] <= math.ceil(rows / 25) + 1  # probes (+ the auth/counter reads of the request)
-    assert calls["TransactWriteItems"] == 0 and calls["PutItem"] == 0
+    assert calls["_items_written"] == rows  # one item per plain row (the marker is a PutItem)
+    assert calls["BatchGetItem"] <= math.ceil(rows / 25) + 1  # probes (the chunk marker is read with the first)
+    assert calls["PutItem"] == chunks and calls["TransactWriteItems"] == chunks  # once-only counting per chunk
+    request = 2  # the key's GetItem and the rate-limit UpdateItem of any request
+    assert calls["GetItem"] + calls["UpdateItem"] <= request  # no counter UpdateItem per chunk any more
+    total = sum(n for k, n in calls.items() if not k.startswith("_"))
+    assert total <= 2 * math.ceil(rows / 25) + 2 * chunks + request
     assert camp.get("/contacts").json()["data"]["pagination"]["total"] == rows
     assert camp.get("/contacts", query={"search": f"f{rows - 1}"}).json()["data"]["contacts"][0]["email"] == \
         f"p{rows - 1}@example.com"
@@ -222,6 +232,8 @@ def test_import_with_list_and_tags_costs_one_item_per_membership(camp):
     assert r.json()["data"]["imported"] == 50
     assert calls["_items_written"] == 50 * 4  # contact + list member + 2 tag members
     assert calls["BatchWriteItem"] == 8
+    # the four counter items (contacts, list, 2 tags) in ONE transaction with the chunk marker
+    assert calls["TransactWriteItems"] == 1 and calls["PutItem"] == 1
     assert camp.get(f"/lists/{lid}").json()["data"]["contact_count"] == 50
     assert camp.get("/contacts", query={"tag": "x"}).json()["data"]["pagination"]["total"] == 50
 

@@ -79,7 +79,11 @@ def get_export(job_id: str):
                          "base64-encoded body) and 20,000 rows; beyond either, 413 PAYLOAD_TOO_LARGE with "
                          "details {max_bytes, job_route, job_max_bytes}: use POST /contacts/imports. Bodies "
                          "that do not fit the Lambda event at all are refused by API Gateway/Lambda with their "
-                         "own 413 before the service runs.",
+                         "own 413 before the service runs. Cost: one BatchGetItem and at most one BatchWriteItem "
+                         "per 25 plain rows (+1 item per list/tag membership), plus two calls per 100-row chunk "
+                         "(a chunk marker PutItem and one TransactWriteItems adding the chunk's counters once). "
+                         "Resending the request after a 5xx finishes an interrupted chunk: counters are added "
+                         "exactly once and its rows are reported imported.",
              openapi_extensions=doc(response="campaigns.contacts.models:ImportResult", errors=(413,),
                                     form={"file": "file", "list_id": "string", "tags": "string",
                                           "update_existing": "string"}))
@@ -101,7 +105,9 @@ def import_contacts():
 @router.post("/contacts/imports", middlewares=[require("contacts:write")], summary="Start an asynchronous import",
              description="JSON {list_id, tags, update_existing}; returns job_id and a presigned S3 upload (POST "
                          "form, content-length-range 1..upload.max_bytes = 200 MB) for the CSV; the form "
-                         "expires after upload.expires_in (900 s). The upload starts the job.",
+                         "expires after upload.expires_in (900 s). The upload starts the job. When the upload "
+                         "form cannot be made (S3/credentials unavailable): 503 STORAGE_UNAVAILABLE with "
+                         "Retry-After, and no job is created.",
              openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():
     job = imports.create_import_job(_acct(), json_object(router, required=False))
@@ -109,7 +115,12 @@ def start_import():
 
 
 @router.get("/contacts/imports/<job_id>", middlewares=[require("contacts:read")], summary="Import job status",
-            description="status, processed/total, imported, updated, skipped, errors.",
+            description="status (awaiting_upload, running, completed, failed), processed/total, imported, updated, "
+                        "skipped, errors. While S3 fails to give the worker the uploaded file, the job stays "
+                        "retryable with last_error and read_failures; after 3 failed reads (the import queue's "
+                        "delivery budget), or when the file is gone or denied, status is failed with the reason "
+                        "in failure. A job whose file never arrived is failed once its upload form has expired "
+                        "(plus 1 hour for the upload's event); a later upload event is ignored.",
             openapi_extensions=doc(response="campaigns.contacts.models:ImportJob"))
 def get_import(job_id: str):
     return ok(imports.get_import_job(_acct(), job_id), "Import job retrieved")

@@ -15,6 +15,9 @@ from . import export, imports, membership
 
 processor = BatchProcessor(event_type=EventType.SQS)
 UPLOAD_KEY = re.compile(r"^imports/(?P<a>[^/]+)/(?P<job>[0-9a-z]+)\.csv$")
+#: the import queue's maxReceiveCount (functions/campaigns/template.yaml): a delivery with this
+#: receive count is the last before the dead-letter queue, so a job still failing on S3 fails then
+MAX_RECEIVES = 3
 _ctx = {"lambda": None}
 
 
@@ -23,11 +26,12 @@ def _time_left() -> int:
     return ctx.get_remaining_time_in_millis() if ctx else 900_000
 
 
-def handle(body: dict) -> None:
+def handle(body: dict, receive_count: int = 1) -> None:
     kind = body.get("type")
+    last = receive_count >= MAX_RECEIVES
     if kind == "import_continue":
         imports.run_import_job(body["account_id"], body["job_id"], body["bucket"], body["key"],
-                               time_left_ms=_time_left)
+                               time_left_ms=_time_left, last_attempt=last)
         return
     if kind == "export":
         export.run_export_job(body["account_id"], body["job_id"])
@@ -44,11 +48,15 @@ def handle(body: dict) -> None:
         if not m:
             logger.warning("ignoring upload with unexpected key")
             continue
-        imports.run_import_job(m["a"], m["job"], bucket, key, time_left_ms=_time_left)
+        imports.run_import_job(m["a"], m["job"], bucket, key, time_left_ms=_time_left, last_attempt=last)
 
 
 def record_handler(record) -> None:
-    handle(json.loads(record.body))
+    try:
+        received = int((record.raw_event.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
+    except (TypeError, ValueError):
+        received = 1
+    handle(json.loads(record.body), received)
 
 
 @worker_entry(logger)

@@ -13,14 +13,18 @@ Inside a chunk, each group of ``PROBE`` (25) rows costs ONE consistent BatchGetI
 rows' home contact keys and guard keys (≤ 50 keys): that finds existing contacts. New
 contacts of the chunk then go out with BatchWriteItem at their home keys (25 items a
 call: one item per plain row, so ≤ 1 call per 25 rows; a row with ``list_id`` or tags adds
-one membership item per list/tag); counter deltas are merged into one UpdateItem per
-counter item per chunk. A new address whose home key holds a contact that has moved to
-another address is created alone, in a transaction, with a fallback id and a guard.
+one membership item per list/tag); counter deltas are merged per counter item and added
+once per chunk, in a transaction under the chunk's marker (``repository.write_batch``: a
+constant number of extra calls per chunk, read with the first probe). A new address whose
+home key holds a contact that has moved to another address is created alone, in a
+transaction, with a fallback id and a guard.
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -141,8 +145,9 @@ def _record(row: dict[str, str], opts: ImportOptions) -> dict:
 
 
 def import_chunk(a: str, batch: list[tuple[int, dict[str, str]]], opts: ImportOptions, seen: set[str],
-                 merge: Callable[[str, str, dict, ImportOptions], bool]) -> ChunkResult:
-    """Validate, de-duplicate and write one chunk of rows."""
+                 merge: Callable[[str, str, dict, ImportOptions], bool], scope: str = "") -> ChunkResult:
+    """Validate, de-duplicate and write one chunk of rows. ``scope`` names a job's chunk
+    (``<job id>#<first row>``); an in-request import has none."""
     res = ChunkResult(rows=len(batch))
     good: list[tuple[int, dict]] = []
     for line, row in batch:
@@ -157,14 +162,40 @@ def import_chunk(a: str, batch: list[tuple[int, dict[str, str]]], opts: ImportOp
             continue
         seen.add(e)
         good.append((line, rec))
-    probes: dict[str, repo.Probe] = {}
-    for i in range(0, len(good), PROBE):
-        probes.update(repo.probe_emails(a, [r["email"].lower() for _, r in good[i:i + PROBE]]))
+    # The chunk's marker (issue 23 rule 2), read by the first probe. A pending marker: an earlier
+    # attempt of this very chunk did not finish; the contacts it created are written again with the
+    # same seq and created_at (the same items) and counted under its nonce (the parts not added
+    # yet), so never twice nor not at all. A done marker of the same job chunk (``scope``): those
+    # contacts were this chunk's (its progress commit was lost) and count as imported again.
+    ck = chunk_key(opts, [rec for _, rec in good], scope)
+    probes, marker = repo.probe_import(a, [r["email"].lower() for _, r in good], ck) if good else ({}, None)
+    pending = marker if marker and marker.get("status") == "pending" else None
+    earlier: dict[str, str] = (marker or {}).get("seqs") or {} if pending is not None or scope else {}
+    parts = int((pending or {}).get("parts") or 0)
+    made = str((marker or {}).get("created_at") or "")
+    again: list[dict] = []  # ops of the pending marker's contacts (counted under its nonce)
     ops: list[dict] = []
+    seqs: dict[str, str] = {}
     now = clock.now_iso()
     for line, rec in good:
         e = rec["email"].lower()
         probe = probes[e]
+        home = keys.home_contact_id(a, e)
+        seq = earlier.get(home)
+        held = probe.contact if probe.contact_id == home else None
+        if seq is not None and held is not None and held.get("seq") == seq:
+            if pending is not None:  # written by the earlier attempt: counted now unless already
+                cops = repo.change_ops(a, None, _new_contact(a, home, seq, made, rec, opts))
+                if int(held.get("version") or 1) != 1 or parts:  # changed since, or all items written
+                    cops = [op for op in cops if "update" in op]
+                again.extend(cops)
+            res.imported += 1
+            continue
+        if seq is not None and pending is not None and not parts and probe.contact_id is None \
+                and not probe.home_taken:  # not written by the earlier attempt yet
+            again.extend(repo.change_ops(a, None, _new_contact(a, home, seq, made, rec, opts)))
+            res.imported += 1
+            continue
         if probe.contact_id is not None:
             if not opts.update_existing:
                 res.skipped += 1
@@ -177,11 +208,7 @@ def import_chunk(a: str, batch: list[tuple[int, dict[str, str]]], opts: ImportOp
             res.updated += 1 if changed else 0
             res.skipped += 0 if changed else 1
             continue
-        c = {"id": keys.home_contact_id(a, e), "seq": ids.sortable_id().lower(), "account_id": a,
-             "email": rec["email"], "first_name": rec["first_name"], "last_name": rec["last_name"],
-             "phone": rec["phone"], "tags": rec["tags"], "custom_fields": rec["custom_fields"],
-             "lists": [opts.list_id] if opts.list_id else [], "status": "active", "created_at": now,
-             "updated_at": now, "version": 1}
+        c = _new_contact(a, home, ids.sortable_id().lower(), now, rec, opts)
         if probe.home_taken:  # rare: its own transaction, fallback id + guard
             c["id"] = ids.sortable_id().lower()
             try:
@@ -192,11 +219,30 @@ def import_chunk(a: str, batch: list[tuple[int, dict[str, str]]], opts: ImportOp
                 continue
         else:
             ops.extend(repo.change_ops(a, None, c))
+            seqs[c["id"]] = c["seq"]
         res.imported += 1
+    if again and pending is not None:
+        repo.write_batch(again, chunk=repo.ImportChunk(a, ck, earlier, made, str(pending["nonce"]), put_marker=False,
+                                                       parts=parts))
     if ops:
-        repo.write_batch(ops)
+        repo.write_batch(ops, chunk=repo.ImportChunk(a, ck, seqs, now, ids.sortable_id().lower()))
     chunk_metrics(res)
     return res
+
+
+def chunk_key(opts: ImportOptions, recs: list[dict], scope: str = "") -> str:
+    """The name of a chunk's marker: a hash of the import options, the chunk's valid rows and
+    its ``scope`` (``<job id>#<first row>`` for a job's chunk): a retry of the chunk has the
+    same; another file, other options or another job another."""
+    blob = json.dumps([scope, opts.list_id, sorted(opts.tags), opts.update_existing, recs], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:40]
+
+
+def _new_contact(a: str, cid: str, seq: str, now: str, rec: dict, opts: ImportOptions) -> dict:
+    return {"id": cid, "seq": seq, "account_id": a, "email": rec["email"], "first_name": rec["first_name"],
+            "last_name": rec["last_name"], "phone": rec["phone"], "tags": rec["tags"],
+            "custom_fields": rec["custom_fields"], "lists": [opts.list_id] if opts.list_id else [],
+            "status": "active", "created_at": now, "updated_at": now, "version": 1}
 
 
 def chunk_metrics(res: ChunkResult) -> None:

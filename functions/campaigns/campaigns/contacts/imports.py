@@ -90,17 +90,33 @@ def create_import_job(a: str, body: dict) -> dict:
     now = clock.now_iso()
     job = {"job_id": job_id, "account_id": a, "status": "awaiting_upload", "list_id": opts.list_id,
            "tags": opts.tags, "update_existing": opts.update_existing, "processed": 0, "imported": 0,
-           "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400}
-    jobs.put_job(a, job)
+           "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400,
+           "upload_deadline": int(clock.now_ts()) + s.presign_ttl_seconds + UPLOAD_GRACE}
+    # the upload form first (issue 23 rule 4): an S3/presign failure answers 503 STORAGE_UNAVAILABLE
+    # before any job exists, so no job waits for an upload that cannot come
     up = jobs.presigned_upload(jobs.upload_key(a, job_id), s.import_job_max_bytes, s.presign_ttl_seconds)
+    jobs.put_job(a, job)
     return {**job_public(job), "upload": {"method": "POST", "url": up["url"], "fields": up["fields"],
                                           "max_bytes": s.import_job_max_bytes,
                                           "expires_in": s.presign_ttl_seconds}}
 
 
+#: time after the upload form's expiry for the upload's S3 event to reach the worker; a job still
+#: awaiting its upload after that is failed (no upload can come: the form has expired)
+UPLOAD_GRACE = 3600
+NO_UPLOAD = "No file was uploaded before the upload form expired; start a new import job"
+
+
+def _no_upload(job: dict) -> bool:
+    return job.get("status") == "awaiting_upload" and bool(job.get("upload_deadline")) \
+        and clock.now_ts() > int(job["upload_deadline"])
+
+
 def job_public(job: dict) -> dict:
     total = job.get("total")
     done = int(job.get("processed", 0))
+    if _no_upload(job):  # final: the worker refuses a job past its deadline
+        job = {**job, "status": "failed", "failure": NO_UPLOAD}
     return {"job_id": job["job_id"], "status": job["status"], "processed": done, "total": total,
             "progress": round(100.0 * done / total, 1) if total else (100.0 if job["status"] == "completed" else 0.0),
             "imported": int(job.get("imported", 0)), "updated": int(job.get("updated", 0)),
@@ -108,7 +124,8 @@ def job_public(job: dict) -> dict:
             "list_id": job.get("list_id"), "tags": job.get("tags") or [],
             "update_existing": bool(job.get("update_existing")), "created_at": job.get("created_at"),
             "started_at": job.get("started_at"), "finished_at": job.get("finished_at"),
-            "failure": job.get("failure")}
+            "failure": job.get("failure"), "last_error": job.get("last_error"),
+            "read_failures": int(job.get("read_failures") or 0)}
 
 
 def get_import_job(a: str, job_id: str) -> dict:
@@ -118,25 +135,51 @@ def get_import_job(a: str, job_id: str) -> dict:
     return job_public(job)
 
 
-def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: Callable[[], int]) -> str:
+#: reads of an upload that may fail (S3 unavailable) before the job fails with the reason; the
+#: import queue's maxReceiveCount (3, functions/campaigns/template.yaml) is the same budget
+READ_ATTEMPTS = 3
+
+
+def _fail(a: str, job_id: str, reason: str) -> str:
+    jobs.start_job(a, job_id, clock.now_iso(), 0)
+    jobs.finish(a, job_id, "failed", clock.now_iso(), reason)
+    return "completed"
+
+
+def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: Callable[[], int],
+                   last_attempt: bool = False) -> str:
     """Process an uploaded file from the job's last committed row. Returns ``completed``,
-    ``continue`` (a continuation was queued) or ``skipped`` (nothing to do)."""
+    ``continue`` (a continuation was queued) or ``skipped`` (nothing to do).
+
+    S3 (issue 23 rule 4): an upload that is gone or denied fails the job with that reason; a
+    transient S3 failure is counted on the job (``read_failures``, ``last_error``, visible in
+    ``GET /contacts/imports/{job_id}``) and raised (``StorageUnavailable``) for the queue to
+    deliver the message again; at the ``READ_ATTEMPTS``-th failure (or the queue's
+    ``last_attempt``) the job fails with the reason instead of being left waiting."""
     s = settings()
     job = jobs.get_job(a, job_id, consistent=True)
-    if job is None or job["status"] not in ("awaiting_upload", "running"):
+    if job is None or job["status"] not in ("awaiting_upload", "running") or _no_upload(job):
         return "skipped"
-    if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
-        jobs.start_job(a, job_id, clock.now_iso(), 0)
-        jobs.finish(a, job_id, "failed", clock.now_iso(), "File too large")
-        return "completed"
     try:
-        text = importer.decode(jobs.read_upload(bucket, key))
+        if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
+            return _fail(a, job_id, "File too large")
+        data = jobs.read_upload(bucket, key)
+    except jobs.UploadUnreadable as exc:
+        return _fail(a, job_id, exc.message)
+    except jobs.StorageUnavailable as exc:
+        failures = jobs.note_read_failure(a, job_id, exc.message)
+        if failures is None:
+            return "skipped"
+        if failures >= READ_ATTEMPTS or last_attempt:
+            return _fail(a, job_id, f"The uploaded file could not be read from storage after {failures} "
+                                    f"attempts ({exc.aws_code or 'unavailable'}); upload it again with a new job")
+        raise
+    try:
+        text = importer.decode(data)
         _, it = importer.rows(text)
         total = importer.count_rows(text)
     except ApiError as exc:
-        jobs.start_job(a, job_id, clock.now_iso(), 0)
-        jobs.finish(a, job_id, "failed", clock.now_iso(), exc.message)
-        return "completed"
+        return _fail(a, job_id, exc.message)
     job = jobs.start_job(a, job_id, clock.now_iso(), total)
     if job is None:
         return "skipped"
@@ -176,7 +219,7 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
 
 
 def _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len) -> bool:
-    r = importer.import_chunk(a, batch, opts, seen, _merge_existing)
+    r = importer.import_chunk(a, batch, opts, seen, _merge_existing, scope=f"{job_id}#{processed}")
     return jobs.advance(a, job_id, processed, {"processed": len(batch), "imported": r.imported,
                                                "updated": r.updated, "skipped": r.skipped},
                         r.errors, errors_len)

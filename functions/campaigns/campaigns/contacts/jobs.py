@@ -11,15 +11,68 @@ S3 ``key`` in the files bucket the worker writes (``exports/<account>/<job_id>/<
 from __future__ import annotations
 
 import json
+import logging
+from typing import Any, Callable
+
+from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws
 from lambdakit.ddb import Table
-from lambdakit.errors import ConditionFailed, Contention
+from lambdakit.errors import ConditionFailed, Contention, ServiceUnavailable
 
 from ..common import keys
 from ..settings import settings
 
 MAX_ERRORS_KEPT = 100
+logger = logging.getLogger("campaigns.contacts")
+
+
+class StorageUnavailable(ServiceUnavailable):
+    """S3 failed for a reason that may pass (5xx, SlowDown, throttling, a timeout or a lost
+    connection, credentials not available): 503 ``STORAGE_UNAVAILABLE`` with ``Retry-After``;
+    the import worker leaves the job retryable (issue 23 rule 4)."""
+
+    status, code = 503, "STORAGE_UNAVAILABLE"
+
+    def __init__(self, message: str = "File storage is unavailable, please retry", *, aws_code: str = "",
+                 **kw: Any) -> None:
+        kw.setdefault("headers", {"Retry-After": "5"})
+        super().__init__(message, **kw)
+        self.aws_code = aws_code
+
+
+class UploadUnreadable(Exception):
+    """The uploaded import file cannot be read and retrying will not help (it is gone, or
+    access is denied): the job fails with this reason."""
+
+    def __init__(self, message: str, aws_code: str = "") -> None:
+        super().__init__(message)
+        self.message, self.aws_code = message, aws_code
+
+
+_MISSING = {"NoSuchKey", "404", "NotFound", "NoSuchBucket"}
+_DENIED = {"AccessDenied", "403", "Forbidden", "InvalidObjectState", "AllAccessDisabled"}
+
+
+def _s3(what: str, fn: Callable[[], Any], *, upload: bool = False) -> Any:
+    """Run one S3 call; its failure becomes ``StorageUnavailable`` (503, retry), or, for a read
+    of an uploaded file (``upload``), ``UploadUnreadable`` when the object is gone or denied."""
+    try:
+        return fn()
+    except ClientError as exc:
+        err: dict = dict(exc.response.get("Error") or {})
+        meta: dict = dict(exc.response.get("ResponseMetadata") or {})
+        code, status = str(err.get("Code") or ""), int(meta.get("HTTPStatusCode") or 0)
+        logger.warning("s3 call failed", extra={"s3_op": what, "aws_code": code, "http_status": status})
+        if upload and code in _MISSING:
+            raise UploadUnreadable("The uploaded file was not found (it expired or was removed)", code) from None
+        if upload and code in _DENIED:
+            raise UploadUnreadable("The uploaded file could not be read (access denied)", code) from None
+        raise StorageUnavailable(f"File storage is unavailable ({what}), please retry", aws_code=code) from None
+    except BotoCoreError as exc:  # timeouts, lost connections, no credentials
+        logger.warning("s3 call failed", extra={"s3_op": what, "aws_code": type(exc).__name__})
+        raise StorageUnavailable(f"File storage is unavailable ({what}), please retry",
+                                 aws_code=type(exc).__name__) from None
 
 
 def _t() -> Table:
@@ -79,6 +132,24 @@ def advance(a: str, job_id: str, expected_processed: int, delta: dict[str, int |
     raise _unconfirmed()
 
 
+def note_read_failure(a: str, job_id: str, error: str) -> int | None:
+    """Count one failed read of the job's upload (``read_failures``) and show it as
+    ``last_error``; returns the failures so far, or ``None`` when the job is no longer waiting
+    or running. An ADD resent after a lost answer counts one failure twice: the job then gives
+    up one attempt earlier, never later."""
+    for _try in range(2):
+        try:
+            job = _t().update(keys.acct(a), f"IMPORT#{job_id}", add={"read_failures": 1}, set={"last_error": error},
+                              condition="#s IN (:w, :r)", names={"#s": "status"},
+                              values={":w": "awaiting_upload", ":r": "running"})
+            return int(job.get("read_failures") or 0)
+        except ConditionFailed:  # confirmed from the job: finished (None), else tried again
+            cur = get_job(a, job_id, consistent=True)
+            if not cur or cur.get("status") not in ("awaiting_upload", "running"):
+                return None
+    raise _unconfirmed()
+
+
 def finish(a: str, job_id: str, status: str, now: str, error: str | None = None) -> None:
     """running → ``status``; a job read back as no longer running was finished already."""
     s = {"status": status, "finished_at": now}
@@ -86,8 +157,9 @@ def finish(a: str, job_id: str, status: str, now: str, error: str | None = None)
         s["failure"] = error
     for _try in range(2):
         try:
-            _t().update(keys.acct(a), f"IMPORT#{job_id}", set=s, condition="#s = :running",
-                        names={"#s": "status"}, values={":running": "running"}, return_values="NONE")
+            _t().update(keys.acct(a), f"IMPORT#{job_id}", set=s, remove=["last_error"] if status == "completed" else None,
+                        condition="#s = :running", names={"#s": "status"}, values={":running": "running"},
+                        return_values="NONE")
             return
         except ConditionFailed:
             job = get_job(a, job_id, consistent=True)
@@ -102,21 +174,30 @@ def upload_key(a: str, job_id: str) -> str:
 
 
 def presigned_upload(key: str, max_bytes: int, ttl: int) -> dict:
-    return aws.client("s3").generate_presigned_post(
+    """The presigned POST form of an import upload (signed locally; a failure, e.g. no
+    credentials, is ``StorageUnavailable``)."""
+    return _s3("presign", lambda: aws.client("s3").generate_presigned_post(
         Bucket=settings().import_bucket, Key=key, Fields={"Content-Type": "text/csv"},
-        Conditions=[["content-length-range", 1, max_bytes], {"Content-Type": "text/csv"}], ExpiresIn=ttl)
+        Conditions=[["content-length-range", 1, max_bytes], {"Content-Type": "text/csv"}], ExpiresIn=ttl))
 
 
 def read_upload(bucket: str, key: str) -> bytes:
-    return aws.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read()
+    return _s3("read upload", lambda: aws.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read(),
+               upload=True)
 
 
 def upload_size(bucket: str, key: str) -> int:
-    return int(aws.client("s3").head_object(Bucket=bucket, Key=key)["ContentLength"])
+    return int(_s3("read upload", lambda: aws.client("s3").head_object(Bucket=bucket, Key=key)["ContentLength"],
+                   upload=True))
 
 
 def delete_upload(bucket: str, key: str) -> None:
-    aws.client("s3").delete_object(Bucket=bucket, Key=key)
+    """Remove a processed upload; a failure is logged only (the bucket's lifecycle rule
+    expires ``imports/`` after a day), never a failure of the finished job."""
+    try:
+        _s3("delete upload", lambda: aws.client("s3").delete_object(Bucket=bucket, Key=key))
+    except StorageUnavailable:
+        pass
 
 
 def put_export(key: str, body: bytes, content_type: str, filename: str, ttl: int) -> str:

@@ -188,6 +188,9 @@ class ImportJob(BaseModel):
     started_at: str | None = None
     finished_at: str | None = None
     failure: str | None = None
+    #: the last transient failure reading the upload (S3), while the job is retried
+    last_error: str | None = None
+    read_failures: int = 0
 
 
 class UploadForm(BaseModel):

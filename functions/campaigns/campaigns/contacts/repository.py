@@ -30,8 +30,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
+from lambdakit import clock
 from lambdakit.ddb import Table
-from lambdakit.errors import ConditionFailed
+from lambdakit.errors import ConditionFailed, Contention
 
 from ..common import keys
 from ..settings import settings
@@ -183,11 +184,36 @@ def write(ops: list[dict]) -> None:
         raise WriteConflict("version") from None
 
 
-def write_batch(ops: list[dict]) -> int:
+class ImportChunk(NamedTuple):
+    """An import chunk's once-only counting (issue 23 rule 2): ``ck`` names the chunk (a hash of
+    its options and valid rows), ``seqs`` maps the contact ids it creates to their ``seq``,
+    ``created_at`` is their creation time and ``nonce`` names this counting. A retry of a
+    pending marker passes ``put_marker=False`` and the marker's ``parts`` already added."""
+
+    a: str
+    ck: str
+    seqs: dict[str, str]
+    created_at: str
+    nonce: str
+    put_marker: bool = True
+    parts: int = 0
+
+
+def write_batch(ops: list[dict], *, chunk: ImportChunk | None = None) -> int:
     """Apply the ops of many *new* contacts at their home keys without transactions: items
-    with BatchWriteItem (25 a call), counter deltas merged into one UpdateItem per counter
-    item. The uniqueness checks (``check`` ops) were done just before by ``probe_emails``.
-    Returns the number of items written."""
+    with BatchWriteItem (25 a call), counter deltas merged into one update per counter item.
+    The uniqueness checks (``check`` ops) were done just before by ``probe_import``.
+    Returns the number of items written.
+
+    With ``chunk`` (an import chunk, issue 23 rule 2): a ``pending`` chunk marker naming the
+    created ids (with their ``seq``) is put *before* the items; the merged counter deltas are
+    then added in transactions of ≤ 99 counter items, each also moving the marker's ``parts``
+    from n to n + 1 under its ``nonce`` (the last one sets it ``done``): a resent or repeated
+    part fails that condition and is confirmed from the marker. A retry of the chunk that finds
+    the marker pending (``probe_import``) writes the same items again and adds the parts not
+    yet added, under the same nonce: a failure anywhere leaves the counters neither short nor
+    doubled. Extra calls per chunk: one PutItem, and one TransactWriteItems per 99 counter
+    items instead of one UpdateItem per counter item."""
     puts: list[dict] = []
     counters: dict[tuple[str, str], dict] = {}
     for op in ops:
@@ -202,12 +228,53 @@ def write_batch(ops: list[dict]) -> int:
             for k, v in (op.get("add") or {}).items():
                 entry["add"][k] += v
             entry["set"].update(op.get("set") or {})
-    table().batch_write(puts=puts)
-    for (pk, sk), entry in counters.items():
-        add = {k: v for k, v in entry["add"].items() if v}
-        if add:
-            table().update(pk, sk, add=add, set=entry["set"] or None, return_values="NONE")
+    updates = [{"update": k, "add": add, **({"set": e["set"]} if e["set"] else {})}
+               for k, e in sorted(counters.items()) if (add := {n: v for n, v in e["add"].items() if v})]
+    if chunk is None:
+        table().batch_write(puts=puts)
+        for u in updates:
+            table().update(*u["update"], add=u["add"], set=u.get("set"), return_values="NONE")
+        return len(puts)
+    mk = chunk_marker_key(chunk.a, chunk.ck)
+    if chunk.put_marker:
+        table().put({"pk": mk[0], "sk": mk[1], "status": "pending", "seqs": chunk.seqs, "created_at": chunk.created_at,
+                     "nonce": chunk.nonce, "parts": 0, "ttl": int(clock.now_ts()) + CHUNK_MARKER_TTL})
+    if puts:
+        table().batch_write(puts=puts)
+    n = -(-len(updates) // 99)
+    if n == 0:
+        table().update(*mk, set={"status": "done"}, return_values="NONE")
+    for j in range(chunk.parts, n):
+        mark = {"update": mk, "set": {"parts": j + 1, **({"status": "done"} if j == n - 1 else {})},
+                "condition": "#n = :n AND #p = :p", "names": {"#n": "nonce", "#p": "parts"},
+                "values": {":n": chunk.nonce, ":p": j}}
+        _once([mark, *updates[j * 99:(j + 1) * 99]], mk, chunk.nonce, j + 1)
     return len(puts)
+
+
+CHUNK_MARKER_TTL = 7 * 86400
+
+
+def chunk_marker_key(a: str, ck: str) -> tuple[str, str]:
+    return keys.acct(a), f"IMPCHUNK#{ck}"
+
+
+def _once(ops: list[dict], mk: tuple[str, str], nonce: str, parts: int) -> None:
+    """One counter transaction of a chunk: a condition failure is "already added" only when the
+    marker read back has this nonce and at least these parts (else retried once, then 503)."""
+    for _try in range(2):
+        try:
+            table().transact(ops)
+            return
+        except ConditionFailed as exc:
+            if not (exc.reasons and exc.reasons[0] == "ConditionalCheckFailed"):
+                raise
+            m = table().get(*mk, consistent=True) or {}
+            if m.get("nonce") == nonce and int(m.get("parts") or 0) >= parts:
+                return
+            if m.get("nonce") != nonce or int(m.get("parts") or 0) != parts - 1:
+                break
+    raise Contention("The import counters could not be updated, please retry", reasons=["ConditionUnconfirmed"])
 
 
 # ---------------------------------------------------------------- reads
@@ -225,15 +292,19 @@ class Probe(NamedTuple):
     contact: dict | None = None
 
 
-def probe_emails(a: str, emails_l: list[str]) -> dict[str, Probe]:
+def probe_emails(a: str, emails_l: list[str], *, extra: list[tuple[str, str]] | None = None,
+                 found: dict | None = None) -> dict[str, Probe]:
     """One consistent BatchGetItem of the home contact keys and guard keys of the addresses
-    (≤ 50 keys for 25 addresses)."""
+    (≤ 50 keys for 25 addresses); ``extra`` keys are read in the same call, the items found
+    (by key) are added to ``found``."""
     emails_l = list(dict.fromkeys(emails_l))
-    if not emails_l:
+    if not emails_l and not extra:
         return {}
     home = {e: keys.home_contact_id(a, e) for e in emails_l}
     want = [keys.contact_key(a, home[e]) for e in emails_l] + [keys.email_key(a, e) for e in emails_l]
-    got = {(i["pk"], i["sk"]): i for i in table().batch_get(want, consistent=True)}
+    got = {(i["pk"], i["sk"]): i for i in table().batch_get([*want, *(extra or [])], consistent=True)}
+    if found is not None:
+        found.update(got)
     out: dict[str, Probe] = {}
     for e in emails_l:
         guard = got.get(keys.email_key(a, e))
@@ -245,6 +316,19 @@ def probe_emails(a: str, emails_l: list[str]) -> dict[str, Probe]:
         else:
             out[e] = Probe(None, home_taken=contact is not None)
     return out
+
+
+def probe_import(a: str, emails_l: list[str], ck: str) -> tuple[dict[str, Probe], dict | None]:
+    """``probe_emails`` for an import chunk, 25 addresses a call, whose first BatchGetItem also
+    reads the chunk's marker (no extra call): returns the probes and the marker (or ``None``)."""
+    probes: dict[str, Probe] = {}
+    marker = None
+    mk = chunk_marker_key(a, ck)
+    for i in range(0, max(len(emails_l), 1), 25):
+        got: dict = {}
+        probes.update(probe_emails(a, emails_l[i:i + 25], extra=[mk] if i == 0 else None, found=got))
+        marker = got.get(mk) if i == 0 else marker
+    return probes, marker
 
 
 def find_by_emails(a: str, emails_l: list[str]) -> dict[str, dict]:
