@@ -2,7 +2,7 @@
 the real S3 client the product uses (``lambdakit.aws.client("s3")``, talking to moto), never
 fakes; the state is read back through the API (and the table where the API does not show it).
 
-* presigning the upload form fails → 503 ``STORAGE_UNAVAILABLE`` with ``Retry-After`` in the
+* presigning the upload form fails → 503 ``FILE_STORE_UNAVAILABLE`` with ``Retry-After`` in the
   campaigns error format, and no import job exists (nothing waits for an upload);
 * the worker cannot read the uploaded file (HeadObject/GetObject 5xx, SlowDown, a timeout) →
   the message is redelivered, the job stays retryable with ``last_error``/``read_failures`` and
@@ -138,7 +138,7 @@ def test_presign_failure_is_503_and_creates_no_job(camp, fault):
     assert f["fired"] == 1
     assert r.status == 503, r.text
     body = r.json()
-    assert body["success"] is False and body["error"]["code"] == "STORAGE_UNAVAILABLE", body
+    assert body["success"] is False and body["error"]["code"] == "FILE_STORE_UNAVAILABLE", body
     assert "retry-after" in {k.lower() for k in r.headers}
     assert "Traceback" not in r.text
     assert len(_import_jobs()) == before  # nothing waits for an upload that cannot come

@@ -72,3 +72,21 @@ def test_pending_chunk_retry_reports_its_rows_imported(camp):
     d = _import(camp, 30, t, lid).json()["data"]
     assert (d["imported"], d["skipped"]) == (30, 0)
     assert _state(camp, t, lid)["contact_count"] == 30
+
+
+def test_update_existing_merges_never_push_a_contact_past_the_custom_field_cap(camp):
+    """Issue 23 rule 3: an import with update_existing merges custom fields into a contact; a
+    merge over MAX_CUSTOM_FIELDS (50) is that row's error and the contact is left unchanged, so
+    repeated imports with new columns cannot grow one item without bound."""
+    t = uuid.uuid4().hex[:8]
+    email = f"cap{t}@example.com"
+    full = {f"f{i}": "x" for i in range(50)}
+    cid = camp.post("/contacts", json={"email": email, "custom_fields": full}).json()["data"]["id"]
+    body, headers = multipart(f"email,brand_new\r\n{email},y\r\n".encode(), update_existing="true")
+    d = camp.post("/contacts/import", body=body, headers=headers).json()["data"]
+    assert d["updated"] == 0 and [e["line"] for e in d["errors"]] == [2], d
+    assert "50 custom fields" in d["errors"][0]["error"]
+    assert camp.get(f"/contacts/{cid}").json()["data"]["custom_fields"] == full
+    # a known column still updates (the cap counts fields, not values)
+    body, headers = multipart(f"email,f1\r\n{email},z\r\n".encode(), update_existing="true")
+    assert camp.post("/contacts/import", body=body, headers=headers).json()["data"]["updated"] == 1

@@ -106,7 +106,7 @@ def import_contacts():
              description="JSON {list_id, tags, update_existing}; returns job_id and a presigned S3 upload (POST "
                          "form, content-length-range 1..upload.max_bytes = 200 MB) for the CSV; the form "
                          "expires after upload.expires_in (900 s). The upload starts the job. When the upload "
-                         "form cannot be made (S3/credentials unavailable): 503 STORAGE_UNAVAILABLE with "
+                         "form cannot be made (S3/credentials unavailable): 503 FILE_STORE_UNAVAILABLE with "
                          "Retry-After, and no job is created.",
              openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():

@@ -35,7 +35,7 @@ from lambdakit.observability import count as metric
 from ..common import keys
 from ..common.emails import InvalidEmail, normalise_email
 from . import repository as repo
-from .models import MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
+from .models import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
 
 STANDARD = ("email", "first_name", "last_name", "phone", "tags")
 CHUNK = 100
@@ -268,6 +268,8 @@ def merge_fields(old: dict, rec: dict, opts: ImportOptions) -> dict | None:
     new["lists"] = lists
     if len(new["tags"]) > MAX_TAGS or len(lists) > MAX_LISTS:
         raise ValueError(f"at most {MAX_TAGS} tags and {MAX_LISTS} lists per contact")
+    if len(new["custom_fields"]) > MAX_CUSTOM_FIELDS:  # issue 23 rule 3: merges never grow a contact past the cap
+        raise ValueError(f"at most {MAX_CUSTOM_FIELDS} custom fields per contact")
     if all(new.get(k) == old.get(k) for k in ("first_name", "last_name", "phone", "tags", "custom_fields", "lists")):
         return None
     return new

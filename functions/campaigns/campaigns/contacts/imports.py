@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from lambdakit import clock, ids
-from lambdakit.errors import ApiError, NotFound, ValidationFailed
+from lambdakit.errors import ApiError, FileStoreUnavailable, NotFound, ValidationFailed
 from lambdakit.http import parse_model
 
 from ..common.emails import InvalidEmail, normalise_email
@@ -92,7 +92,7 @@ def create_import_job(a: str, body: dict) -> dict:
            "tags": opts.tags, "update_existing": opts.update_existing, "processed": 0, "imported": 0,
            "updated": 0, "skipped": 0, "errors": [], "created_at": now, "ttl": int(clock.now_ts()) + 30 * 86400,
            "upload_deadline": int(clock.now_ts()) + s.presign_ttl_seconds + UPLOAD_GRACE}
-    # the upload form first (issue 23 rule 4): an S3/presign failure answers 503 STORAGE_UNAVAILABLE
+    # the upload form first (issue 23 rule 4): an S3/presign failure answers 503 FILE_STORE_UNAVAILABLE
     # before any job exists, so no job waits for an upload that cannot come
     up = jobs.presigned_upload(jobs.upload_key(a, job_id), s.import_job_max_bytes, s.presign_ttl_seconds)
     jobs.put_job(a, job)
@@ -153,7 +153,7 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
 
     S3 (issue 23 rule 4): an upload that is gone or denied fails the job with that reason; a
     transient S3 failure is counted on the job (``read_failures``, ``last_error``, visible in
-    ``GET /contacts/imports/{job_id}``) and raised (``StorageUnavailable``) for the queue to
+    ``GET /contacts/imports/{job_id}``) and raised (``FileStoreUnavailable``) for the queue to
     deliver the message again; at the ``READ_ATTEMPTS``-th failure (or the queue's
     ``last_attempt``) the job fails with the reason instead of being left waiting."""
     s = settings()
@@ -166,7 +166,7 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
         data = jobs.read_upload(bucket, key)
     except jobs.UploadUnreadable as exc:
         return _fail(a, job_id, exc.message)
-    except jobs.StorageUnavailable as exc:
+    except FileStoreUnavailable as exc:
         failures = jobs.note_read_failure(a, job_id, exc.message)
         if failures is None:
             return "skipped"

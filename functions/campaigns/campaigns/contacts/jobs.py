@@ -12,33 +12,16 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from lambdakit import aws
+from lambdakit import aws, s3
 from lambdakit.ddb import Table
-from lambdakit.errors import ConditionFailed, Contention, ServiceUnavailable
+from lambdakit.errors import ConditionFailed, Contention, FileStoreError
 
 from ..common import keys
 from ..settings import settings
 
 MAX_ERRORS_KEPT = 100
 logger = logging.getLogger("campaigns.contacts")
-
-
-class StorageUnavailable(ServiceUnavailable):
-    """S3 failed for a reason that may pass (5xx, SlowDown, throttling, a timeout or a lost
-    connection, credentials not available): 503 ``STORAGE_UNAVAILABLE`` with ``Retry-After``;
-    the import worker leaves the job retryable (issue 23 rule 4)."""
-
-    status, code = 503, "STORAGE_UNAVAILABLE"
-
-    def __init__(self, message: str = "File storage is unavailable, please retry", *, aws_code: str = "",
-                 **kw: Any) -> None:
-        kw.setdefault("headers", {"Retry-After": "5"})
-        super().__init__(message, **kw)
-        self.aws_code = aws_code
 
 
 class UploadUnreadable(Exception):
@@ -50,29 +33,8 @@ class UploadUnreadable(Exception):
         self.message, self.aws_code = message, aws_code
 
 
-_MISSING = {"NoSuchKey", "404", "NotFound", "NoSuchBucket"}
-_DENIED = {"AccessDenied", "403", "Forbidden", "InvalidObjectState", "AllAccessDisabled"}
-
-
-def _s3(what: str, fn: Callable[[], Any], *, upload: bool = False) -> Any:
-    """Run one S3 call; its failure becomes ``StorageUnavailable`` (503, retry), or, for a read
-    of an uploaded file (``upload``), ``UploadUnreadable`` when the object is gone or denied."""
-    try:
-        return fn()
-    except ClientError as exc:
-        err: dict = dict(exc.response.get("Error") or {})
-        meta: dict = dict(exc.response.get("ResponseMetadata") or {})
-        code, status = str(err.get("Code") or ""), int(meta.get("HTTPStatusCode") or 0)
-        logger.warning("s3 call failed", extra={"s3_op": what, "aws_code": code, "http_status": status})
-        if upload and code in _MISSING:
-            raise UploadUnreadable("The uploaded file was not found (it expired or was removed)", code) from None
-        if upload and code in _DENIED:
-            raise UploadUnreadable("The uploaded file could not be read (access denied)", code) from None
-        raise StorageUnavailable(f"File storage is unavailable ({what}), please retry", aws_code=code) from None
-    except BotoCoreError as exc:  # timeouts, lost connections, no credentials
-        logger.warning("s3 call failed", extra={"s3_op": what, "aws_code": type(exc).__name__})
-        raise StorageUnavailable(f"File storage is unavailable ({what}), please retry",
-                                 aws_code=type(exc).__name__) from None
+#: Codes of an upload that is not there (without ``s3:ListBucket`` S3 answers a missing key 403).
+_MISSING = frozenset({"NoSuchKey", "404", "NotFound", "NoSuchBucket"})
 
 
 def _t() -> Table:
@@ -174,48 +136,64 @@ def upload_key(a: str, job_id: str) -> str:
 
 
 def presigned_upload(key: str, max_bytes: int, ttl: int) -> dict:
-    """The presigned POST form of an import upload (signed locally; a failure, e.g. no
-    credentials, is ``StorageUnavailable``)."""
-    return _s3("presign", lambda: aws.client("s3").generate_presigned_post(
-        Bucket=settings().import_bucket, Key=key, Fields={"Content-Type": "text/csv"},
-        Conditions=[["content-length-range", 1, max_bytes], {"Content-Type": "text/csv"}], ExpiresIn=ttl))
+    """The presigned POST form of an import upload (signed locally; S3 failures as ``lambdakit.s3``
+    maps them: 503 ``FILE_STORE_UNAVAILABLE`` when transient)."""
+    return s3.presign_post(settings().import_bucket, key, fields={"Content-Type": "text/csv"},
+                           conditions=[["content-length-range", 1, max_bytes], {"Content-Type": "text/csv"}],
+                           expires=ttl)
+
+
+def _unreadable(exc: FileStoreError | None = None) -> UploadUnreadable:
+    if exc is None:
+        return UploadUnreadable("The uploaded file was not found (it expired or was removed)", "NoSuchKey")
+    return UploadUnreadable("The uploaded file could not be read (access denied)", exc.aws_code)
 
 
 def read_upload(bucket: str, key: str) -> bytes:
-    return _s3("read upload", lambda: aws.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read(),
-               upload=True)
+    """The uploaded file; ``UploadUnreadable`` when it is gone or refused (a retry will not help),
+    ``FileStoreUnavailable`` when S3 is busy or out of reach."""
+    try:
+        data = s3.get(bucket, key, missing=_MISSING)
+    except FileStoreError as exc:
+        raise _unreadable(exc) from None
+    if data is None:
+        raise _unreadable()
+    return data
 
 
 def upload_size(bucket: str, key: str) -> int:
-    return int(_s3("read upload", lambda: aws.client("s3").head_object(Bucket=bucket, Key=key)["ContentLength"],
-                   upload=True))
+    try:
+        meta = s3.head(bucket, key, missing=_MISSING)
+    except FileStoreError as exc:
+        raise _unreadable(exc) from None
+    if meta is None:
+        raise _unreadable()
+    return int(meta["ContentLength"])
 
 
 def delete_upload(bucket: str, key: str) -> None:
     """Remove a processed upload; a failure is logged only (the bucket's lifecycle rule
     expires ``imports/`` after a day), never a failure of the finished job."""
-    try:
-        _s3("delete upload", lambda: aws.client("s3").delete_object(Bucket=bucket, Key=key))
-    except StorageUnavailable:
-        pass
+    s3.delete_quietly(bucket, key)
 
 
 def put_export(key: str, body: bytes, content_type: str, filename: str, ttl: int) -> str:
-    aws.client("s3").put_object(Bucket=settings().files_bucket, Key=key, Body=body, ContentType=content_type,
-                                ContentDisposition=f'attachment; filename="{filename}"')
+    s3.put(settings().files_bucket, key, body, content_type=content_type,
+           ContentDisposition=f'attachment; filename="{filename}"')
     return export_url(key, ttl)
 
 
 def export_url(key: str, ttl: int) -> str:
     """Presigned GET of an export object (no AWS call; valid before the object exists)."""
-    return aws.client("s3").generate_presigned_url("get_object", Params={"Bucket": settings().files_bucket,
-                                                                         "Key": key}, ExpiresIn=ttl)
+    return s3.presign_url("get_object", settings().files_bucket, key, ttl)
 
 
 def upload_export(key: str, fileobj, content_type: str, filename: str) -> None:
     """Stream a file object to the files bucket (managed transfer: multipart above 8 MB)."""
-    aws.client("s3").upload_fileobj(fileobj, settings().files_bucket, key, ExtraArgs={
-        "ContentType": content_type, "ContentDisposition": f'attachment; filename="{filename}"'})
+    with s3.guard("upload export", "The export could not be stored"):
+        aws.client("s3").upload_fileobj(fileobj, settings().files_bucket, key, ExtraArgs={
+            "ContentType": content_type, "ContentDisposition": f'attachment; filename="{filename}"',
+            "ServerSideEncryption": "AES256"})
 
 
 # ---------------------------------------------------------------- export jobs
