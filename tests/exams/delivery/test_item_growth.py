@@ -3,7 +3,6 @@ routes past where the old layout grew an item and reads the items back."""
 from __future__ import annotations
 
 from lambdakit.ddbcalls import MAX_ITEM_BYTES, size_of
-
 from tests.exams.delivery.delivery_helpers import drain_analytics, mcq
 
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from lambdakit.model import Model
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 
-class RangeQuery(BaseModel):
+class RangeQuery(Model):
     start_date: Optional[str] = Field(default=None, pattern=DATE, description="YYYY-MM-DD (default: 30 days ago)")
     end_date: Optional[str] = Field(default=None, pattern=DATE, description="YYYY-MM-DD (default: today)")
 
@@ -17,22 +19,22 @@ class CampaignAnalyticsQuery(RangeQuery):
     timeframe: Optional[Literal["last_7_days", "last_30_days", "custom"]] = None
 
 
-class OverallQuery(BaseModel):
+class OverallQuery(Model):
     start_date: str = Field(pattern=DATE)
     end_date: str = Field(pattern=DATE)
     group_by: Optional[Literal["day", "week", "month"]] = None
 
 
-class Period(BaseModel):
+class Period(Model):
     start: str
     end: str
 
 
-class _Open(BaseModel):
+class _Open(Model):
     model_config = ConfigDict(extra="allow")
 
 
-class CampaignAnalytics(BaseModel):
+class CampaignAnalytics(Model):
     model_config = ConfigDict(extra="allow")
     campaign_id: str
     name: Optional[str] = None
@@ -46,7 +48,7 @@ class CampaignAnalytics(BaseModel):
     top_links: list[_Open]
 
 
-class Summary(BaseModel):
+class Summary(Model):
     model_config = ConfigDict(extra="allow")
     campaigns_sent: int
     total_emails_sent: int
@@ -60,28 +62,28 @@ class Summary(BaseModel):
     click_rate: float
 
 
-class Trend(BaseModel):
+class Trend(Model):
     date: str
     sent: int
     opened: int
     clicked: int
 
 
-class TopCampaign(BaseModel):
+class TopCampaign(Model):
     id: str
     name: Optional[str] = None
     open_rate: float
     click_rate: float
 
 
-class Overall(BaseModel):
+class Overall(Model):
     period: Period
     summary: Summary
     trends: list[Trend]
     top_campaigns: list[TopCampaign]
 
 
-class ProviderRow(BaseModel):
+class ProviderRow(Model):
     model_config = ConfigDict(extra="allow")
     provider: str
     sent: int
@@ -96,19 +98,19 @@ class ProviderRow(BaseModel):
     open_rate: float
 
 
-class Providers(BaseModel):
+class Providers(Model):
     period: Period
     providers: list[ProviderRow]
 
 
-class CityRow(BaseModel):
+class CityRow(Model):
     model_config = ConfigDict(extra="allow")
     city: str
     opens: int
     clicks: int
 
 
-class CountryRow(BaseModel):
+class CountryRow(Model):
     model_config = ConfigDict(extra="allow")
     country: str
     opens: int
@@ -117,20 +119,20 @@ class CountryRow(BaseModel):
     cities: list[CityRow]
 
 
-class Geographic(BaseModel):
+class Geographic(Model):
     period: Period
     total_opens: int
     countries: list[CountryRow]
 
 
-class DeviceRow(BaseModel):
+class DeviceRow(Model):
     name: str
     opens: int
     clicks: int
     share: float
 
 
-class Devices(BaseModel):
+class Devices(Model):
     period: Period
     device_types: list[DeviceRow]
     operating_systems: list[DeviceRow]

@@ -4,9 +4,10 @@ import ipaddress
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit import clock
+from lambdakit.model import Model
 
 from .scopes import ALL_SCOPES, normalise_role
 
@@ -22,7 +23,7 @@ def parse_rate_limit(value: str) -> tuple[int, int]:
     return int(m.group(1)), {"minute": 60, "hour": 3600, "day": 86400}[m.group(2).lower()]
 
 
-class Restrictions(BaseModel):
+class Restrictions(Model):
     model_config = ConfigDict(extra="forbid")
 
     rate_limit: str | None = None
@@ -64,7 +65,7 @@ class Restrictions(BaseModel):
         return clock.iso(dt)
 
 
-class CreateKey(BaseModel):
+class CreateKey(Model):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=100)
@@ -100,13 +101,13 @@ class CreateKey(BaseModel):
         return normalise_role(v)
 
 
-class KeyRestrictionsOut(BaseModel):
+class KeyRestrictionsOut(Model):
     rate_limit: str | None = None
     ip_whitelist: list[str] | None = None
     expires_at: str | None = None
 
 
-class KeyOut(BaseModel):
+class KeyOut(Model):
     key_id: str
     name: str
     prefix: str
@@ -120,7 +121,7 @@ class KeyOut(BaseModel):
     revoked_at: str | None = None
 
 
-class KeyList(BaseModel):
+class KeyList(Model):
     api_keys: list[KeyOut]
     total: int
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 ATTACHMENT_ID = re.compile(r"^[0-9a-z]{26}$")
 
@@ -29,7 +31,7 @@ def _mime(v: str) -> str:
     return v
 
 
-class AttachmentCreate(BaseModel):
+class AttachmentCreate(Model):
     """A file to upload before sending: its name and MIME type (the upload must carry that type)."""
     model_config = ConfigDict(extra="forbid")
     filename: str = Field(min_length=1, max_length=255)
@@ -46,7 +48,7 @@ class AttachmentCreate(BaseModel):
         return _mime(v)
 
 
-class UploadForm(BaseModel):
+class UploadForm(Model):
     method: str = "POST"
     url: str
     fields: dict[str, str]
@@ -54,7 +56,7 @@ class UploadForm(BaseModel):
     expires_in: int
 
 
-class AttachmentCreated(BaseModel):
+class AttachmentCreated(Model):
     attachment_id: str
     filename: str
     type: str
@@ -63,7 +65,7 @@ class AttachmentCreated(BaseModel):
     upload: UploadForm
 
 
-class AttachmentRef(BaseModel):
+class AttachmentRef(Model):
     """An uploaded attachment, by id (``filename``/``type`` default to the upload's)."""
     model_config = ConfigDict(extra="ignore")
     attachment_id: str

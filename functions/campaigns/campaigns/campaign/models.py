@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from lambdakit import clock
+from lambdakit.model import Model
 
 from ..common.headers import HeaderText
 from ..sending.fields import Email, ProviderConfig
@@ -13,7 +14,7 @@ from ..sending.fields import Email, ProviderConfig
 STATUSES = ("draft", "scheduled", "sending", "sent", "cancelled")
 
 
-class Audience(BaseModel):
+class Audience(Model):
     model_config = ConfigDict(extra="ignore")
     type: Literal["list", "test"] = "list"
     list_id: Optional[str] = Field(default=None, max_length=100)
@@ -29,7 +30,7 @@ class Audience(BaseModel):
         return self
 
 
-class Schedule(BaseModel):
+class Schedule(Model):
     model_config = ConfigDict(extra="ignore")
     type: Literal["immediate", "scheduled"] = "immediate"
     date: Optional[str] = None
@@ -51,21 +52,21 @@ class Schedule(BaseModel):
         return self
 
 
-class Utm(BaseModel):
+class Utm(Model):
     model_config = ConfigDict(extra="ignore")
     source: Optional[str] = Field(default=None, max_length=200)
     medium: Optional[str] = Field(default=None, max_length=200)
     campaign: Optional[str] = Field(default=None, max_length=200)
 
 
-class Tracking(BaseModel):
+class Tracking(Model):
     model_config = ConfigDict(extra="ignore")
     track_opens: bool = True
     track_clicks: bool = True
     utm_params: Utm = Field(default_factory=Utm)
 
 
-class Settings(BaseModel):
+class Settings(Model):
     model_config = ConfigDict(extra="ignore")
     from_email: Optional[Email] = None
     from_name: Optional[HeaderText] = Field(default=None, max_length=200)
@@ -75,12 +76,12 @@ class Settings(BaseModel):
     provider: Optional[ProviderConfig] = None
 
 
-class Variation(BaseModel):
+class Variation(Model):
     model_config = ConfigDict(extra="ignore")
     subject: HeaderText = Field(min_length=1, max_length=998)
 
 
-class ABTest(BaseModel):
+class ABTest(Model):
     model_config = ConfigDict(extra="ignore")
     test_type: Literal["subject_line"] = "subject_line"
     variations: list[Variation] = Field(min_length=2, max_length=5)
@@ -89,7 +90,7 @@ class ABTest(BaseModel):
     test_duration_hours: int = Field(ge=1, le=720)
 
 
-class CampaignBody(BaseModel):
+class CampaignBody(Model):
     """POST and PUT body; on PUT only the fields present are changed."""
     model_config = ConfigDict(extra="ignore")
     name: Optional[str] = Field(default=None, min_length=1, max_length=200)
@@ -108,7 +109,7 @@ class CampaignCreate(CampaignBody):
     name: str = Field(min_length=1, max_length=200)
 
 
-class SendRequest(BaseModel):
+class SendRequest(Model):
     model_config = ConfigDict(extra="ignore")
     confirm: Optional[bool] = None
     send_test: bool = False
@@ -122,14 +123,14 @@ class SendRequest(BaseModel):
 
 
 # ---------------------------------------------------------------- documentation models (OpenAPI)
-class CampaignsQuery(BaseModel):
+class CampaignsQuery(Model):
     page: Optional[int] = Field(default=None, ge=1)
     limit: Optional[int] = Field(default=None, ge=1, le=100)
     status: Optional[Literal["draft", "scheduled", "sending", "sent", "cancelled"]] = None
     search: Optional[str] = None
 
 
-class Stats(BaseModel):
+class Stats(Model):
     """Counters; the detail view adds ``open_rate``, ``click_rate``, ``bounce_rate`` and totals."""
     model_config = ConfigDict(extra="allow")
     sent: int
@@ -143,14 +144,14 @@ class Stats(BaseModel):
     bounce_rate: Optional[float] = None
 
 
-class CampaignCreated(BaseModel):
+class CampaignCreated(Model):
     id: str
     name: str
     status: str
     created_at: str
 
 
-class CampaignSummary(BaseModel):
+class CampaignSummary(Model):
     id: str
     name: Optional[str] = None
     status: Optional[str] = None
@@ -160,7 +161,7 @@ class CampaignSummary(BaseModel):
     created_at: Optional[str] = None
 
 
-class CampaignOut(BaseModel):
+class CampaignOut(Model):
     """The stored campaign (the request fields) plus lifecycle fields, stats and rates;
     ``progress`` while and after sending, ``ab_result`` for A/B tests."""
     model_config = ConfigDict(extra="allow")
@@ -184,7 +185,7 @@ class CampaignOut(BaseModel):
     stats: Stats
 
 
-class SendResult(BaseModel):
+class SendResult(Model):
     """Scheduling: ``status`` scheduled, ``scheduled_for``, ``estimated_recipients``. Test send
     (``test: true``): the unchanged status, ``test_emails``, ``sent_at`` and per-address ``results``."""
     model_config = ConfigDict(extra="allow")
@@ -198,7 +199,7 @@ class SendResult(BaseModel):
     results: Optional[list[dict]] = None
 
 
-class Cancelled(BaseModel):
+class Cancelled(Model):
     campaign_id: str
     status: str
     cancelled_at: str

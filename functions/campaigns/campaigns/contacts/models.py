@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 from ..common.emails import InvalidEmail, normalise_email
 
@@ -76,7 +78,7 @@ def clean_email(v: Any) -> str:
         raise ValueError(str(exc)) from None
 
 
-class _Fields(BaseModel):
+class _Fields(Model):
     model_config = ConfigDict(extra="forbid")
 
     first_name: str | None = Field(default=None, max_length=200)
@@ -111,7 +113,7 @@ class ContactPatch(_Fields):
         classmethod(lambda cls, v: None if v is None else clean_email(v)))
 
 
-class ContactOut(BaseModel):
+class ContactOut(Model):
     id: str
     email: str
     first_name: str = ""
@@ -126,7 +128,7 @@ class ContactOut(BaseModel):
 
 
 # ---------------------------------------------------------------- documentation models (OpenAPI)
-class ContactsQuery(BaseModel):
+class ContactsQuery(Model):
     page: int | None = Field(default=None, ge=1)
     limit: int | None = Field(default=None, ge=1, le=100)
     cursor: str | None = None
@@ -136,31 +138,31 @@ class ContactsQuery(BaseModel):
     search: str | None = None
 
 
-class ExportQuery(BaseModel):
+class ExportQuery(Model):
     format: Literal["csv", "json"] | None = None
     list_id: str | None = None
     fields: str | None = Field(default=None, description="Comma-separated column names")
     status: Literal["active", "unsubscribed", "bounced"] | None = None
 
 
-class ContactDeleted(BaseModel):
+class ContactDeleted(Model):
     id: str
     deleted: bool
 
 
-class ImportError_(BaseModel):
+class ImportError_(Model):
     line: int
     error: str
 
 
-class ImportResult(BaseModel):
+class ImportResult(Model):
     imported: int
     updated: int
     skipped: int
     errors: list[ImportError_]
 
 
-class ImportJobIn(BaseModel):
+class ImportJobIn(Model):
     """Body of ``POST /contacts/imports`` (validated: a wrong type is a 422, never a 500)."""
     model_config = ConfigDict(extra="forbid")
 
@@ -171,7 +173,7 @@ class ImportJobIn(BaseModel):
     _tags = field_validator("tags")(classmethod(lambda cls, v: v if v is None or isinstance(v, str) else clean_tags(v)))
 
 
-class ImportJob(BaseModel):
+class ImportJob(Model):
     job_id: str
     status: str
     processed: int
@@ -193,7 +195,7 @@ class ImportJob(BaseModel):
     read_failures: int = 0
 
 
-class UploadForm(BaseModel):
+class UploadForm(Model):
     method: str
     url: str
     fields: dict[str, str]
@@ -205,7 +207,7 @@ class ImportJobStarted(ImportJob):
     upload: UploadForm
 
 
-class ExportLink(BaseModel):
+class ExportLink(Model):
     url: str
     format: str
     count: int
@@ -214,7 +216,7 @@ class ExportLink(BaseModel):
     expires_in: int
 
 
-class ExportJob(BaseModel):
+class ExportJob(Model):
     """An asynchronous export (``GET /contacts/exports/{job_id}``)."""
     job_id: str
     status: Literal["queued", "running", "completed", "failed"]

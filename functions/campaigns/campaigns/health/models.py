@@ -1,16 +1,16 @@
 """Response bodies of /health and /api (documentation only)."""
 from __future__ import annotations
 
-from pydantic import BaseModel
+from lambdakit.model import Model
 
 
-class Health(BaseModel):
+class Health(Model):
     status: str
     version: str
     timestamp: str
 
 
-class KeyCheck(BaseModel):
+class KeyCheck(Model):
     key_id: str
     name: str
     scopes: list[str]

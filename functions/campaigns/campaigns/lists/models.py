@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 
-class ListIn(BaseModel):
+class ListIn(Model):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=200)
@@ -22,7 +24,7 @@ class ListIn(BaseModel):
         return v
 
 
-class ListPatch(BaseModel):
+class ListPatch(Model):
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
@@ -38,7 +40,7 @@ class ListPatch(BaseModel):
         return v.strip() if v else v
 
 
-class ListOut(BaseModel):
+class ListOut(Model):
     id: str
     name: str
     description: str
@@ -50,7 +52,7 @@ class ListOut(BaseModel):
     updated_at: str
 
 
-class ListDeleted(BaseModel):
+class ListDeleted(Model):
     id: str
     deleted: bool
     detach_pending: bool

@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from lambdakit.model import Model
 
 from ..common.emails import InvalidEmail, normalise_email
 
@@ -24,7 +26,7 @@ def normalise_domain(value: str) -> str:
     return v
 
 
-class SenderCreate(BaseModel):
+class SenderCreate(Model):
     """Exactly one of ``email`` (a single address) or ``domain`` (every address at it)."""
     model_config = ConfigDict(extra="forbid")
     email: Optional[str] = Field(default=None, max_length=254)
@@ -56,19 +58,19 @@ class SenderCreate(BaseModel):
         return self.email or self.domain or ""
 
 
-class DnsRecord(BaseModel):
+class DnsRecord(Model):
     name: str
     type: Literal["CNAME"] = "CNAME"
     value: str
 
 
-class Dkim(BaseModel):
+class Dkim(Model):
     status: Optional[str] = None
     tokens: list[str] = Field(default_factory=list)
     records: list[DnsRecord] = Field(default_factory=list, description="CNAME records to publish (domains)")
 
 
-class Sender(BaseModel):
+class Sender(Model):
     id: str
     identity: str
     type: Literal["email", "domain"]
@@ -80,11 +82,11 @@ class Sender(BaseModel):
     verified_at: Optional[str] = None
 
 
-class SenderList(BaseModel):
+class SenderList(Model):
     senders: list[Sender]
     total: int
 
 
-class SenderDeleted(BaseModel):
+class SenderDeleted(Model):
     id: str
     deleted: bool

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
+
+from lambdakit.model import Model
 
 from ..common.emails import InvalidEmail, normalise_email
 from ..common.headers import HeaderText
@@ -19,7 +21,7 @@ def _email(v: str) -> str:
 Email = Annotated[str, AfterValidator(_email)]
 
 
-class ProviderConfig(BaseModel):
+class ProviderConfig(Model):
     """The spec's non-delivering-mode object, also used to pick SES explicitly."""
     model_config = ConfigDict(extra="ignore")
     provider: Literal["sandbox", "ses"] = "sandbox"
@@ -27,7 +29,7 @@ class ProviderConfig(BaseModel):
     from_name: Optional[HeaderText] = Field(default=None, max_length=200)
 
 
-class TrackingOptions(BaseModel):
+class TrackingOptions(Model):
     model_config = ConfigDict(extra="ignore")
     track_opens: bool = True
     track_clicks: bool = True

@@ -5,8 +5,9 @@ import base64
 import binascii
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from lambdakit.model import Model
 from lambdakit.validated import FreeDict
 
 from ..attachments.limits import MAX_ATTACHMENTS
@@ -16,7 +17,7 @@ from ..common.pages import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
 
 
-class AttachmentIn(BaseModel):
+class AttachmentIn(Model):
     """Inline (the spec's ``filename`` + base64 ``content`` + ``type``; at most 3,000,000 bytes
     decoded for all inline attachments of a request) or uploaded through ``POST /attachments``
     (``attachment_id``; ``filename``/``type`` default to the upload's)."""
@@ -73,7 +74,7 @@ class AttachmentIn(BaseModel):
         return v
 
 
-class _Content(BaseModel):
+class _Content(Model):
     model_config = ConfigDict(extra="ignore")
     subject: Optional[HeaderText] = Field(default=None, max_length=998)
     html: Optional[str] = Field(default=None, max_length=2_000_000)
@@ -110,7 +111,7 @@ class SendEmail(_Content):
         return self
 
 
-class BulkRecipient(BaseModel):
+class BulkRecipient(Model):
     model_config = ConfigDict(extra="ignore")
     to: Email
     variables: FreeDict = Field(default_factory=dict)
@@ -125,14 +126,14 @@ class BulkSend(_Content):
 
 
 # ---------------------------------------------------------------- documentation models (OpenAPI)
-class SendOut(BaseModel):
+class SendOut(Model):
     message_id: Optional[str] = None
     status: str
     provider: str
     to: str
 
 
-class BulkQueued(BaseModel):
+class BulkQueued(Model):
     bulk_id: str
     total: int
     queued: int
@@ -144,7 +145,7 @@ class BulkQueued(BaseModel):
                                             "once all are)")
 
 
-class BulkProgress(BaseModel):
+class BulkProgress(Model):
     model_config = ConfigDict(extra="allow")
     bulk_id: str
     status: str
@@ -164,7 +165,7 @@ class BulkProgress(BaseModel):
     completed_at: Optional[str] = None
 
 
-class OutboxQuery(BaseModel):
+class OutboxQuery(Model):
     to: Optional[str] = None
     campaign_id: Optional[str] = None
     bulk_id: Optional[str] = None
@@ -172,7 +173,7 @@ class OutboxQuery(BaseModel):
     cursor: Optional[str] = None
 
 
-class OutboxMessage(BaseModel):
+class OutboxMessage(Model):
     id: str
     to: str
     cc: Optional[list[str]] = None
@@ -192,6 +193,6 @@ class OutboxMessage(BaseModel):
     sent_at: Optional[str] = None
 
 
-class OutboxPage(BaseModel):
+class OutboxPage(Model):
     messages: list[OutboxMessage]
     pagination: CursorPage

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from lambdakit.model import Model
 from lambdakit.validated import FreeDict, WebUrl
 
 from ..common.headers import HeaderText
@@ -11,7 +12,7 @@ from ..common.headers import HeaderText
 NAME_RE = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
 
 
-class _Base(BaseModel):
+class _Base(Model):
     model_config = ConfigDict(extra="forbid")
 
     category: str | None = Field(default=None, max_length=100)
@@ -44,13 +45,13 @@ class TemplatePatch(_Base):
     content: str | None = Field(default=None, min_length=1, max_length=400_000, description="At most 400,000 characters, and the stored template at most 400 KB in UTF-8 (DynamoDB's item limit): larger is 413 PAYLOAD_TOO_LARGE naming content.")
 
 
-class PreviewIn(BaseModel):
+class PreviewIn(Model):
     model_config = ConfigDict(extra="forbid")
 
     variables: FreeDict = Field(default_factory=dict)
 
 
-class TemplateOut(BaseModel):
+class TemplateOut(Model):
     id: str
     name: str
     subject: str
@@ -63,13 +64,13 @@ class TemplateOut(BaseModel):
     updated_at: str
 
 
-class Preview(BaseModel):
+class Preview(Model):
     subject: str
     html: str
     text: str
     missing_variables: list[str]
 
 
-class TemplateDeleted(BaseModel):
+class TemplateDeleted(Model):
     id: str
     deleted: bool

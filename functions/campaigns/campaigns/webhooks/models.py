@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+
+from lambdakit.model import Model
 
 from ..common.pages import CursorPage
 from .dispatch import EVENT_KINDS
@@ -20,7 +22,7 @@ def _events(v: list[str] | None) -> list[str] | None:
     return list(dict.fromkeys(v))
 
 
-class WebhookCreate(BaseModel):
+class WebhookCreate(Model):
     model_config = ConfigDict(extra="ignore")
     name: str = Field(min_length=1, max_length=200)
     url: str = Field(min_length=8, max_length=2048)
@@ -31,7 +33,7 @@ class WebhookCreate(BaseModel):
     _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
 
 
-class WebhookUpdate(BaseModel):
+class WebhookUpdate(Model):
     model_config = ConfigDict(extra="ignore")
     name: Optional[str] = Field(default=None, min_length=1, max_length=200)
     url: Optional[str] = Field(default=None, min_length=8, max_length=2048)
@@ -42,7 +44,7 @@ class WebhookUpdate(BaseModel):
     _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
 
 
-class RotateSecret(BaseModel):
+class RotateSecret(Model):
     """Body of POST /webhooks/{id}/rotate-secret (optional). ``secret``: your own new secret
     (generated when omitted). ``grace_period_seconds``: how long deliveries are also signed with
     the previous secret (default 24 h, at most 72 h; 0 ends the old secret now)."""
@@ -51,7 +53,7 @@ class RotateSecret(BaseModel):
     grace_period_seconds: int = Field(default=86400, ge=0, le=259200)
 
 
-class Webhook(BaseModel):
+class Webhook(Model):
     id: str
     name: str
     url: str
@@ -71,7 +73,7 @@ class WebhookWithSecret(Webhook):
     secret: str = Field(description="The signing secret in full; it is not shown again")
 
 
-class Delivery(BaseModel):
+class Delivery(Model):
     id: str
     webhook_id: str
     event: str
@@ -91,7 +93,7 @@ class DeliveryQueued(Delivery):
                                      "dispatcher's relay sweep queues it within about six minutes")
 
 
-class TestResult(BaseModel):
+class TestResult(Model):
     delivery_id: str
     success: bool
     status_code: Optional[int]
@@ -99,15 +101,15 @@ class TestResult(BaseModel):
     error: Optional[str] = None
 
 
-class WebhookList(BaseModel):
+class WebhookList(Model):
     webhooks: list[Webhook]
 
 
-class WebhookDeleted(BaseModel):
+class WebhookDeleted(Model):
     id: str
     deleted: bool
 
 
-class DeliveryPage(BaseModel):
+class DeliveryPage(Model):
     deliveries: list[Delivery]
     pagination: CursorPage

@@ -176,6 +176,9 @@ def _mark_sent(email: dict, message_id: str, subject: str) -> None:
 
 def _error_text(exc: Exception) -> str:
     code = getattr(exc, "response", {}).get("Error", {}).get("Code") if hasattr(exc, "response") else None
+    if not code:  # a domain error that carries the AWS error code (lambdakit.s3 / ddb mappings)
+        code = getattr(exc, "aws_code", None)
+        code = f"{type(exc).__name__} ({code})" if code else None
     text = f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
     return text[:500]
 
