@@ -18,11 +18,15 @@ FOLD_TTL_SECONDS = 15 * 86400
 def fold_attempt(attempt_id: str) -> int:
     from ..attempts import repository as arepo
 
-    a = arepo.get(attempt_id)
+    a = arepo.get(attempt_id, consistent=True)
     if not a or a.get("status") != "submitted" or int(a.get("pending_manual") or 0) > 0:
+        # not foldable: its state change did not happen (or not yet: that change puts a new entry)
+        arepo.clear_fold_due(attempt_id)
         return 0
     test_add, per_q = itemstats.fold_increments(a.get("results") or [])
-    return repo.fold(a, test_add, per_q, day=a["submitted_at"][:10], ttl=int(clock.now_ts()) + FOLD_TTL_SECONDS)
+    n = repo.fold(a, test_add, per_q, day=a["submitted_at"][:10], ttl=int(clock.now_ts()) + FOLD_TTL_SECONDS)
+    arepo.clear_fold_due(attempt_id)  # after the fold: a crash in between re-queues a harmless fold
+    return n
 
 
 # ------------------------------------------------------------------ test analytics

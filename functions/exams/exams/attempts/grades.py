@@ -44,6 +44,9 @@ def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
               "passed": passed, "pending_manual": result.pending_manual, "manual_marks": manual,
               "results": stored_results(result.results), "graded_by": p.user_id,
               "graded_at": clock.now_iso(), "counted_passed": passed}
+    completes = int(a.get("pending_manual") or 0) > 0 and result.pending_manual == 0
+    if completes:  # the fold's outbox entry before the grade that makes it foldable (issue 23 rule 4)
+        repo.mark_fold_due(attempt_id, a["test_id"])
     try:
         new = repo.regrade(attempt_id, fields, expected_version=int(a.get("grade_version") or 0),
                            client_id=a["client_id"], percentage=result.percentage)
@@ -53,7 +56,7 @@ def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
 
     counters.bump(a["client_id"], score_sum=round(result.percentage - float(a.get("percentage") or 0), 4),
                   pass_count=int(passed) - int(bool(a.get("counted_passed"))))
-    if int(a.get("pending_manual") or 0) > 0 and result.pending_manual == 0:
+    if completes:
         enqueue_analytics(new)
     from ..audit.writer import record
 

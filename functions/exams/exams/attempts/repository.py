@@ -17,7 +17,7 @@ import json
 import logging
 from typing import Any
 
-from lambdakit import aws, ratelimit
+from lambdakit import aws, clock, ratelimit
 from lambdakit.errors import ConditionFailed
 
 from ..settings import settings
@@ -232,6 +232,51 @@ def regrade(attempt_id: str, fields: dict, *, expected_version: int, client_id: 
 
 def add_risk(attempt_id: str, ops: list[dict]) -> None:
     table().transact(ops)
+
+
+# ------------------------------------------------------------------ analytics fold outbox
+# ``FOLDDUE#<shard> / <attempt>`` (issue 23 rule 4): put BEFORE the state change that makes an
+# attempt foldable (submitted fully graded, or its last manual grade), cleared by the analytics
+# worker once folded. The sweep re-queues entries older than ``FOLD_DUE_AFTER`` seconds, so an
+# ``attempt_graded`` message SQS refused (or a request that died after the state change) is
+# folded later, never lost; the fold's own markers make a second message harmless. An entry
+# whose state change did not happen is dropped by the worker (the attempt is not foldable).
+FOLD_DUE_AFTER = 120
+FOLD_DUE_TTL = 7 * 86400  # < the fold markers' 15 days: a re-queued fold is never counted twice
+
+
+def _fold_pk(attempt_id: str) -> str:
+    import zlib
+
+    return f"FOLDDUE#{zlib.crc32(attempt_id.encode()) % settings().sweep_shards}"
+
+
+def mark_fold_due(attempt_id: str, test_id: str) -> None:
+    now = int(clock.now_ts())
+    table().put({"pk": _fold_pk(attempt_id), "sk": attempt_id, "test_id": test_id, "at": now,
+                 "ttl": now + FOLD_DUE_TTL})
+
+
+def clear_fold_due(attempt_id: str) -> None:
+    table().delete(_fold_pk(attempt_id), attempt_id)
+
+
+def folds_due(shard: int, cutoff_ts: int, limit: int) -> list[dict]:
+    """Fold entries of one shard waiting since ``cutoff_ts`` or earlier (a small partition:
+    entries live from a submission to its fold, seconds when the queue works)."""
+    from boto3.dynamodb.conditions import Attr
+
+    return table().query_all(f"FOLDDUE#{shard}", filter=Attr("at").lte(cutoff_ts), max_items=limit)
+
+
+def postpone_fold(attempt_id: str) -> None:
+    """Re-queued now: wait another ``FOLD_DUE_AFTER`` before the next re-queue (only while the
+    entry still exists: a fold that cleared it meanwhile is not undone)."""
+    try:
+        table().update(_fold_pk(attempt_id), attempt_id, set={"at": int(clock.now_ts())},
+                       condition="attribute_exists(pk)")
+    except ConditionFailed:
+        pass
 
 
 # ------------------------------------------------------------------ queue

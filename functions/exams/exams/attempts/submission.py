@@ -60,6 +60,8 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
             fields["client_time_taken"] = int(client_time_taken)
         except (TypeError, ValueError):
             pass
+    if result.pending_manual == 0:  # the fold's outbox entry first (issue 23 rule 4): never lost
+        repo.mark_fold_due(a["id"], a["test_id"])
     try:
         done = repo.mark_submitted(a["id"], fields, client_id=a["client_id"], percentage=result.percentage)
     except ConditionFailed:
@@ -92,10 +94,10 @@ def enqueue_analytics(a: dict) -> None:
     """Queue the fully graded attempt for the analytics fold (item statistics)."""
     try:
         repo.enqueue_analytics({"type": "attempt_graded", "attempt_id": a["id"], "test_id": a["test_id"]})
-    except Exception:  # noqa: BLE001 - submission stands; the fold is missed (logged, see docs)
+    except Exception:  # noqa: BLE001 - submission stands; the sweep re-queues it (FOLDDUE entry)
         from ..http import logger
 
-        logger.exception("analytics enqueue failed", extra={"attempt_id": a["id"]})
+        logger.exception("analytics enqueue failed; the sweep re-queues it", extra={"attempt_id": a["id"]})
 
 
 def expire_if_due(a: dict, answers: dict[str, dict]) -> dict:

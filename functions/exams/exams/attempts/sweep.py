@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdakit import clock
-from lambdakit.observability import worker_entry
+from lambdakit.observability import count, worker_entry
 
 from ..http import logger
 from ..settings import settings
@@ -28,7 +28,28 @@ def run() -> dict:
                     submitted += 1
             except Exception:  # noqa: BLE001 - one bad attempt must not stop the sweep
                 logger.exception("sweep submit failed", extra={"attempt_id": item.get("id")})
-    return {"seen": seen, "submitted": submitted}
+    return {"seen": seen, "submitted": submitted, "folds_requeued": requeue_folds()}
+
+
+def requeue_folds() -> int:
+    """The analytics fold outbox: re-queue every ``attempt_graded`` whose fold has waited more than
+    ``FOLD_DUE_AFTER`` seconds (its message was refused or lost); each is counted in the
+    ``AnalyticsFoldsRequeued`` metric. A queue still refusing leaves the entry for the next run."""
+    cutoff = int(clock.now_ts()) - repo.FOLD_DUE_AFTER
+    n = 0
+    for shard in range(settings().sweep_shards):
+        for item in repo.folds_due(shard, cutoff, PER_SHARD):
+            try:
+                repo.enqueue_analytics({"type": "attempt_graded", "attempt_id": item["sk"],
+                                        "test_id": item.get("test_id")})
+            except Exception:  # noqa: BLE001 - the queue is down: the entry waits for the next run
+                logger.exception("fold re-queue failed", extra={"attempt_id": item["sk"]})
+                return n
+            repo.postpone_fold(item["sk"])
+            n += 1
+    if n:
+        count("AnalyticsFoldsRequeued", n)
+    return n
 
 
 @worker_entry(logger)
