@@ -159,8 +159,8 @@ class Page(NamedTuple):
 
     items: list[dict]
     last_key: dict | None
-    count: int
-    scanned: int
+    matched: int  # DynamoDB's Count (after the filter)
+    scanned: int  # its ScannedCount (before the filter)
 
 
 #: Request parameters carrying items, keys or values, which travel in DynamoDB's wire format.

@@ -35,7 +35,8 @@ def page_items(pk_value: str, *, index: str | None = None, sk_prefix: str | None
                filter: Any = None, offset: int = 0, limit: int = 20, cursor: str | None = None,
                forward: bool = False) -> tuple[list[dict], str | None]:
     t = table()
-    key = {"index": index, "sk_prefix": sk_prefix, "sk_between": sk_between, "sk_gte": sk_gte, "sk_lte": sk_lte}
+    key: dict[str, Any] = {"index": index, "sk_prefix": sk_prefix, "sk_between": sk_between, "sk_gte": sk_gte,
+                           "sk_lte": sk_lte}
     start = decode(cursor)
     skip = 0 if start else offset
     out: list[dict] = []
@@ -73,7 +74,7 @@ def count_items(pk_value: str, *, index: str | None = None, sk_prefix: str | Non
     for _ in range(MAX_COUNT_PAGES):
         page = t.query_page(pk_value, index=index, sk_prefix=sk_prefix, sk_between=sk_between, sk_gte=sk_gte,
                             sk_lte=sk_lte, filter=filter, select_count=True, cursor=start)
-        total += page.count
+        total += page.matched
         start = page.last_key
         if not start:
             return total, True
