@@ -214,12 +214,23 @@ def advance_section(attempt_id: str, index: int) -> None:
         pass
 
 
-def mark_submitted(attempt_id: str, fields: dict, *, client_id: str, percentage: float) -> dict:
-    """in_progress → submitted exactly once (``ConditionFailed`` for every later caller)."""
-    return table().update(
-        f"ATTEMPT#{attempt_id}", META,
-        set={**fields, "gsi3pk": f"TOP#{client_id}", "gsi3sk": top_sk(percentage, attempt_id)},
-        condition="#st = :ip", names={"#st": "status"}, values={":ip": "in_progress"}, must_exist=True)
+def mark_submitted(attempt_id: str, fields: dict, *, client_id: str, percentage: float,
+                   fold_due_of: dict | None = None) -> dict:
+    """in_progress → submitted exactly once (``ConditionFailed`` for every later caller).
+
+    ``fold_due_of`` (the attempt as loaded, when the submission is fully graded): the analytics
+    fold's outbox entry is written in the same transaction (one round trip, as the plain update),
+    and the submitted attempt is that attempt with ``fields`` applied (a transaction returns no
+    item; attributes other requests changed meanwhile, such as the risk score, may be older)."""
+    top = {"gsi3pk": f"TOP#{client_id}", "gsi3sk": top_sk(percentage, attempt_id)}
+    cond = {"condition": "attribute_exists(pk) AND #st = :ip", "names": {"#st": "status"},
+            "values": {":ip": "in_progress"}}
+    if fold_due_of is None:
+        return table().update(f"ATTEMPT#{attempt_id}", META, set={**fields, **top}, condition=cond["condition"],
+                              names=cond["names"], values=cond["values"])
+    table().transact([{"update": (f"ATTEMPT#{attempt_id}", META), "set": {**fields, **top}, **cond},
+                      {"put": _fold_due_item(attempt_id, fold_due_of["test_id"])}])
+    return {**fold_due_of, **fields}
 
 
 def regrade(attempt_id: str, fields: dict, *, expected_version: int, client_id: str, percentage: float) -> dict:
@@ -251,10 +262,13 @@ def _fold_pk(attempt_id: str) -> str:
     return f"FOLDDUE#{zlib.crc32(attempt_id.encode()) % settings().sweep_shards}"
 
 
-def mark_fold_due(attempt_id: str, test_id: str) -> None:
+def _fold_due_item(attempt_id: str, test_id: str) -> dict:
     now = int(clock.now_ts())
-    table().put({"pk": _fold_pk(attempt_id), "sk": attempt_id, "test_id": test_id, "at": now,
-                 "ttl": now + FOLD_DUE_TTL})
+    return {"pk": _fold_pk(attempt_id), "sk": attempt_id, "test_id": test_id, "at": now, "ttl": now + FOLD_DUE_TTL}
+
+
+def mark_fold_due(attempt_id: str, test_id: str) -> None:
+    table().put(_fold_due_item(attempt_id, test_id))
 
 
 def clear_fold_due(attempt_id: str) -> None:

@@ -60,10 +60,9 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
             fields["client_time_taken"] = int(client_time_taken)
         except (TypeError, ValueError):
             pass
-    if result.pending_manual == 0:  # the fold's outbox entry first (issue 23 rule 4): never lost
-        repo.mark_fold_due(a["id"], a["test_id"])
-    try:
-        done = repo.mark_submitted(a["id"], fields, client_id=a["client_id"], percentage=result.percentage)
+    try:  # fully graded: the fold's outbox entry in the same transaction (issue 23 rule 4)
+        done = repo.mark_submitted(a["id"], fields, client_id=a["client_id"], percentage=result.percentage,
+                                   fold_due_of=a if result.pending_manual == 0 else None)
     except ConditionFailed:
         return None, t
     _submitted_metrics(reason, grading_ms)
