@@ -223,11 +223,11 @@ def mark_submitted(attempt_id: str, fields: dict, *, client_id: str, percentage:
     and the submitted attempt is that attempt with ``fields`` applied (a transaction returns no
     item; attributes other requests changed meanwhile, such as the risk score, may be older)."""
     top = {"gsi3pk": f"TOP#{client_id}", "gsi3sk": top_sk(percentage, attempt_id)}
-    cond = {"condition": "attribute_exists(pk) AND #st = :ip", "names": {"#st": "status"},
-            "values": {":ip": "in_progress"}}
+    condition, names, values = "attribute_exists(pk) AND #st = :ip", {"#st": "status"}, {":ip": "in_progress"}
     if fold_due_of is None:
-        return table().update(f"ATTEMPT#{attempt_id}", META, set={**fields, **top}, condition=cond["condition"],
-                              names=cond["names"], values=cond["values"])
+        return table().update(f"ATTEMPT#{attempt_id}", META, set={**fields, **top}, condition=condition,
+                              names=names, values=values)
+    cond: dict[str, Any] = {"condition": condition, "names": names, "values": values}
     table().transact([{"update": (f"ATTEMPT#{attempt_id}", META), "set": {**fields, **top}, **cond},
                       {"put": _fold_due_item(attempt_id, fold_due_of["test_id"])}])
     return {**fold_due_of, **fields}
