@@ -109,8 +109,6 @@ def attach_cached() -> None:
         return
     for c in list(aws._clients.values()):
         attach(c)
-    for r in list(aws._resources.values()):
-        attach(r.meta.client)
 
 
 @contextmanager

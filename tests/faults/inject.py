@@ -56,8 +56,7 @@ ItemPredicate = Callable[[str, str, str], bool]
 def _clients() -> list[Any]:
     from lambdakit import aws
 
-    out = [aws.client("dynamodb"), *(r.meta.client for r in aws._resources.values())]
-    return list({id(c): c for c in out}.values())
+    return [aws.client("dynamodb")]
 
 
 def request_params(params: dict) -> dict:

@@ -93,22 +93,11 @@ def _resend_records_once(tenant, started) -> None:
     assert (after["events"], after["risk_score"], len(after["objects"])) == (1, 3, 1), after
 
 
-@pytest.mark.parametrize("fault", UPLOAD_FAULTS)
-def test_proctoring_evidence_upload_failure_records_nothing(tenant, started, fault):
+@pytest.mark.parametrize("op,fault", [("PutObject", f) for f in UPLOAD_FAULTS] + [("presign", f) for f in PRESIGN_FAULTS])
+def test_proctoring_evidence_s3_failure_stores_and_records_nothing(tenant, started, op, fault):
+    """The evidence upload or its link fails: nothing stored, no event, no risk; the resend records once."""
     st = tenant.students[0]
-    with s3_fault("PutObject", fault) as f:
-        r = tenant.app.exams.post("/api/proctoring/events", json=_evidence_body(started), headers=st.headers)
-    assert f.fired == 1
-    check_error("exams", r, fault)
-    state = _proctoring_state(tenant, started)
-    assert state == {"risk_score": 0, "status": "in_progress", "events": 0, "listed": 0, "objects": []}, state
-    _resend_records_once(tenant, started)
-
-
-@pytest.mark.parametrize("fault", PRESIGN_FAULTS)
-def test_proctoring_evidence_presign_failure_stores_and_records_nothing(tenant, started, fault):
-    st = tenant.students[0]
-    with s3_fault("presign", fault) as f:
+    with s3_fault(op, fault) as f:
         r = tenant.app.exams.post("/api/proctoring/events", json=_evidence_body(started), headers=st.headers)
     assert f.fired == 1
     check_error("exams", r, fault)
@@ -146,14 +135,6 @@ def test_proctoring_event_list_presign_failure(tenant, started, fault):
 
 
 # ================================================================ campaigns: attachments
-@pytest.fixture
-def camp(campaigns_app, auth_headers):
-    client = campaigns_app.campaigns
-    client.default_headers = dict(auth_headers)
-    yield client
-    client.default_headers = {}
-
-
 @pytest.fixture
 def pipe(campaigns_app):
     from tests.campaigns.conftest import Pipeline
@@ -284,16 +265,6 @@ def _files_bucket() -> str:
 
 def _activity(api, sa, action: str) -> int:
     return api.get("/api/admin/activity-logs", headers=sa.headers, query={"action_type": action}).json()["total"]
-
-
-@pytest.fixture
-def api(internships_app):
-    return internships_app.internships
-
-
-@pytest.fixture
-def sa(intern_users):
-    return intern_users.staff("super_admin")
 
 
 @pytest.fixture

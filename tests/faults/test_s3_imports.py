@@ -55,12 +55,10 @@ def s3_fault(event: str, exc_factory, *, times: int = 10**9) -> Iterator[dict]:
 
 
 @pytest.fixture
-def camp(campaigns_app, auth_headers):
-    client = campaigns_app.campaigns
-    client.default_headers = dict(auth_headers)
-    yield client
-    client.default_headers = {}
-    empty(client.env.refs["ImportQueue"])  # S3 notifications of our uploads: handled here already
+def camp(camp):
+    """The campaigns client (tests/campaigns/conftest.py), the import queue emptied afterwards."""
+    yield camp
+    empty(camp.env.refs["ImportQueue"])  # S3 notifications of our uploads: handled here already
 
 
 def _import_jobs() -> list[dict]:

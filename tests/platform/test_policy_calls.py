@@ -91,7 +91,7 @@ def recorder(monkeypatch):
     rec = Recorder()
     hook = ("before-call.dynamodb", rec)
     botocore.handlers.BUILTIN_HANDLERS.append(hook)
-    clients = [*aws._clients.values(), *(r.meta.client for r in aws._resources.values())]
+    clients = list(aws._clients.values())
     for c in clients:
         c.meta.events.register("before-call.dynamodb", rec, unique_id="policy-calls")
     orig = inv.invoke
@@ -106,7 +106,7 @@ def recorder(monkeypatch):
     monkeypatch.setattr(inv, "invoke", invoke)
     yield rec
     botocore.handlers.BUILTIN_HANDLERS.remove(hook)
-    for c in [*aws._clients.values(), *(r.meta.client for r in aws._resources.values())]:
+    for c in aws._clients.values():
         c.meta.events.unregister("before-call.dynamodb", unique_id="policy-calls")
 
 

@@ -1,9 +1,10 @@
-"""boto3 clients and resources, created lazily and cached per process.
+"""boto3 clients, created lazily and cached per process (no boto3 resources: ``lambdakit.ddb``
+uses the low-level client).
 
 The endpoint comes from ``AWS_ENDPOINT_URL`` (boto3 reads it itself), which is
 how the local runtime and the tests reach moto. Only data-access modules import
 this module. With tracing on, botocore is patched for X-Ray right before the first
-client or resource is created (``observability.patch_aws_sdk``).
+client is created (``observability.patch_aws_sdk``).
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from .observability import patch_aws_sdk
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str | None], Any] = {}
-_resources: dict[tuple[str, str | None], Any] = {}
 _session = None
 
 
@@ -57,18 +57,6 @@ def client(name: str, region: str | None = None) -> Any:
     return c
 
 
-def resource(name: str, region: str | None = None) -> Any:
-    key = (name, region)
-    r = _resources.get(key)
-    if r is None:
-        with _lock:
-            r = _resources.get(key)
-            if r is None:
-                r = _get_session().resource(name, region_name=region or _region(), config=_config(name))
-                _resources[key] = r
-    return r
-
-
 def _region() -> str:
     return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
 
@@ -78,5 +66,4 @@ def reset() -> None:
     global _session
     with _lock:
         _clients.clear()
-        _resources.clear()
         _session = None

@@ -126,7 +126,7 @@ def call(fn: Callable[..., Any], **kw: Any) -> Any:
             raise  # classified by the caller from its cancellation reasons
         if code == "ConditionalCheckFailedException":
             item = response.get("Item")
-            raise ConditionFailed(item=from_ddb(_deser(item)) if item else None) from exc
+            raise ConditionFailed(item=from_ddb(deser_item(item)) if item else None) from exc
         if code in THROTTLE_CODES:
             logger.warning("dynamodb throttled", extra={"aws_error_code": code})
             raise Throttled(aws_code=code) from exc
@@ -177,6 +177,3 @@ def deser_item(item: dict) -> dict:
     de = _types()[1]
     return {k: de.deserialize(v) for k, v in item.items()}
 
-
-def _deser(item: dict) -> dict:
-    return deser_item(item)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lambdakit.ddbcalls import MAX_ITEM_BYTES, size_of
 from tests.exams.delivery.delivery_helpers import drain_analytics, mcq
+from tests.exams.delivery.test_unit_itemstats import reference
 
 
 def _item(pk: str, sk: str) -> dict | None:
@@ -179,18 +180,11 @@ def test_statistics_items_stay_bounded_whatever_the_marks():
     # The sums stay exact: facility and discrimination equal the direct computation.
     n = len(matrix)
     totals = [sum(r) for r in matrix]
-    for i, m in enumerate(marks):
-        x = [r[i] for r in matrix]
-        rest = [totals[j] - x[j] for j in range(n)]
-        mx, mr = sum(x) / n, sum(rest) / n
-        vx = sum((a - mx) ** 2 for a in x) / (n - 1)
-        vr = sum((a - mr) ** 2 for a in rest) / (n - 1)
-        c = sum((x[j] - mx) * (rest[j] - mr) for j in range(n)) / (n - 1)
-        cmax = sum((a - mx) * (b - mr) for a, b in zip(sorted(x), sorted(rest), strict=True)) / (n - 1)
+    for i, (m, ref) in enumerate(zip(marks, reference(matrix, marks, [0.0] * len(marks))[0], strict=True)):
         got = st.item_statistics(items[i], max_mark=m)
-        assert math.isclose(got["facility_index"], 100 * mx / m, abs_tol=1e-6)
-        assert math.isclose(got["discrimination_index"], 100 * c / math.sqrt(vx * vr), abs_tol=1e-6)
-        assert math.isclose(got["discriminative_efficiency"], 100 * c / cmax, rel_tol=0.05, abs_tol=0.5)
+        assert math.isclose(got["facility_index"], ref["F"], abs_tol=1e-6)
+        assert math.isclose(got["discrimination_index"], ref["D"], abs_tol=1e-6)
+        assert math.isclose(got["discriminative_efficiency"], ref["DE"], rel_tol=0.05, abs_tol=0.5)
     t = st.test_statistics(test_item, [0.0] * len(marks), dichotomous=False)
     mt = sum(totals) / n
     assert math.isclose(t["mean"], mt, abs_tol=1e-6)

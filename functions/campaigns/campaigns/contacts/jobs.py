@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any, Callable
 
 from lambdakit import aws, s3
 from lambdakit.ddb import Table
@@ -143,32 +144,24 @@ def presigned_upload(key: str, max_bytes: int, ttl: int) -> dict:
                            expires=ttl)
 
 
-def _unreadable(exc: FileStoreError | None = None) -> UploadUnreadable:
-    if exc is None:
-        return UploadUnreadable("The uploaded file was not found (it expired or was removed)", "NoSuchKey")
-    return UploadUnreadable("The uploaded file could not be read (access denied)", exc.aws_code)
+def _upload(call: Callable[[], Any]) -> Any:
+    """An S3 read of the uploaded file: ``UploadUnreadable`` when it is gone or refused (a retry
+    will not help), ``FileStoreUnavailable`` (from ``lambdakit.s3``) when S3 is busy or out of reach."""
+    try:
+        out = call()
+    except FileStoreError as exc:
+        raise UploadUnreadable("The uploaded file could not be read (access denied)", exc.aws_code) from None
+    if out is None:
+        raise UploadUnreadable("The uploaded file was not found (it expired or was removed)", "NoSuchKey")
+    return out
 
 
 def read_upload(bucket: str, key: str) -> bytes:
-    """The uploaded file; ``UploadUnreadable`` when it is gone or refused (a retry will not help),
-    ``FileStoreUnavailable`` when S3 is busy or out of reach."""
-    try:
-        data = s3.get(bucket, key, missing=_MISSING)
-    except FileStoreError as exc:
-        raise _unreadable(exc) from None
-    if data is None:
-        raise _unreadable()
-    return data
+    return _upload(lambda: s3.get(bucket, key, missing=_MISSING))
 
 
 def upload_size(bucket: str, key: str) -> int:
-    try:
-        meta = s3.head(bucket, key, missing=_MISSING)
-    except FileStoreError as exc:
-        raise _unreadable(exc) from None
-    if meta is None:
-        raise _unreadable()
-    return int(meta["ContentLength"])
+    return int(_upload(lambda: s3.head(bucket, key, missing=_MISSING))["ContentLength"])
 
 
 def delete_upload(bucket: str, key: str) -> None:
