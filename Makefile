@@ -22,7 +22,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade validate build ci clean
+.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build ci clean
 
 venv: $(STAMP)
 
@@ -92,12 +92,18 @@ validate: $(STAMP)
 build: $(STAMP)
 	$(VENV)/bin/sam build --template-file template.yaml
 
-# Re-pin: keeps current versions; `make lock-upgrade` resolves everything afresh.
+# Re-pin: keeps current versions; `make lock-upgrade` resolves everything afresh. Then
+# `make botodata` re-cuts the layer's botocore data from the (re)installed botocore.
 lock:
 	$(PYTHON) tools/lock.py
 
 lock-upgrade:
 	$(PYTHON) tools/lock.py --upgrade
+
+# layers/shared/lambdakit/botodata: botocore's data for the services we use only (cold starts;
+# tests/platform/test_botodata.py fails while it is not a cut of the installed botocore).
+botodata: $(STAMP)
+	$(PY) tools/botodata.py
 
 ci:
 	.ci/run

@@ -55,6 +55,12 @@ def main() -> None:
         botocore.session.Session.create_client = timed
     module_name, _, attr = spec["handler"].rpartition(".")
     out: dict = {"ok": False}
+    prof = None
+    if spec.get("cprofile"):  # profiling runs only: cProfile of import + first call, dumped to that path
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
     try:
         t0 = time.perf_counter()
         handler = getattr(importlib.import_module(module_name), attr)
@@ -63,6 +69,9 @@ def main() -> None:
         t2 = time.perf_counter()
         for _ in range(int(spec.get("warm", 0))):  # warm invocations (benchmark: what the floor adds)
             handler(spec["event"], Context(spec.get("name", "fn")))
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(spec["cprofile"])
         out.update(ok=True, result=result, import_ms=(t1 - t0) * 1000, invoke_ms=(t2 - t1) * 1000,
                    total_ms=(t2 - t_start) * 1000)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent

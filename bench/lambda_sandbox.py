@@ -142,12 +142,12 @@ def base_env(endpoint: str, *, tracing: bool = True) -> dict[str, str]:
 
 def invoke(paths: list[str], handler: str, event: Any, env: dict[str, str], *, name: str = "fn",
            warm: int = 0, timeout: float = 120, python: str = sys.executable, importtime: bool = False,
-           profile_clients: bool = False) -> dict[str, Any]:
+           profile_clients: bool = False, cprofile: str | None = None) -> dict[str, Any]:
     """Import ``handler`` from ``paths`` only, in a fresh isolated interpreter, and call it once."""
     paths = [os.path.abspath(p) for p in paths]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"paths": paths, "handler": handler, "event": event, "name": name, "warm": warm,
-                   "profile_clients": profile_clients}, f)
+                   "profile_clients": profile_clients, "cprofile": cprofile}, f)
     try:
         env = {**env, "LAMBDA_TASK_ROOT": paths[0], "AWS_LAMBDA_FUNCTION_NAME": name}
         t0 = time.perf_counter()

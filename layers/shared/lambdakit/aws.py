@@ -1,6 +1,12 @@
 """boto3 clients, created lazily and cached per process (no boto3 resources: ``lambdakit.ddb``
 uses the low-level client).
 
+The services in ``BUNDLED_SERVICES`` are built from ``botodata/`` (``tools/botodata.py``): the
+botocore data of those services only, so the loader neither lists botocore's ~440 service
+folders nor parses its 1.25 MB ``endpoints.json`` on the first client of a cold container
+(≈65 → ≈15 ms; docs/quality.md, "Cold first request"). It is used only when its ``VERSION`` is
+the installed botocore's; any other service, or another release, gets botocore's own loader.
+
 The endpoint comes from ``AWS_ENDPOINT_URL`` (boto3 reads it itself), which is
 how the local runtime and the tests reach moto. Only data-access modules import
 this module. With tracing on, botocore is patched for X-Ray right before the first
@@ -10,13 +16,18 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from .observability import patch_aws_sdk
 
+#: The services whose botocore data ships in ``botodata/`` (every client the services create).
+BUNDLED_SERVICES = ("cognito-idp", "dynamodb", "s3", "secretsmanager", "sesv2", "sqs")
+DATA_DIR = Path(__file__).with_name("botodata")
+
 _lock = threading.Lock()
 _clients: dict[tuple[str, str | None], Any] = {}
-_session = None
+_sessions: dict[bool, Any] = {}
 
 
 def _config(name: str = ""):
@@ -35,14 +46,32 @@ def _config(name: str = ""):
     )
 
 
-def _get_session():
-    global _session
-    if _session is None:
+def bundled_data_usable() -> bool:
+    """``botodata/`` exists and was cut from the installed botocore release."""
+    import botocore
+
+    try:
+        return (DATA_DIR / "VERSION").read_text().strip() == botocore.__version__
+    except OSError:
+        return False
+
+
+def _get_session(service: str = ""):
+    bundled = service in BUNDLED_SERVICES and bundled_data_usable()
+    session = _sessions.get(bundled)
+    if session is None:
         patch_aws_sdk()
         import boto3
+        import botocore.session
 
-        _session = boto3.session.Session()
-    return _session
+        core = botocore.session.Session()
+        if bundled:
+            from botocore.loaders import Loader
+
+            core.register_component("data_loader", Loader(extra_search_paths=[str(DATA_DIR)],
+                                                          include_default_search_paths=False))
+        session = _sessions[bundled] = boto3.session.Session(botocore_session=core)
+    return session
 
 
 def client(name: str, region: str | None = None) -> Any:
@@ -52,7 +81,7 @@ def client(name: str, region: str | None = None) -> Any:
         with _lock:
             c = _clients.get(key)
             if c is None:
-                c = _get_session().client(name, region_name=region or _region(), config=_config(name))
+                c = _get_session(name).client(name, region_name=region or _region(), config=_config(name))
                 _clients[key] = c
     return c
 
@@ -63,7 +92,6 @@ def _region() -> str:
 
 def reset() -> None:
     """Drop cached clients (tests switch endpoints between runs)."""
-    global _session
     with _lock:
         _clients.clear()
-        _session = None
+        _sessions.clear()

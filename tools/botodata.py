@@ -1,0 +1,96 @@
+"""Write ``layers/shared/lambdakit/botodata/``: the botocore data of the services we use, only.
+
+botocore's loader lists every service folder it ships (~440) and parses the 1.25 MB
+``endpoints.json`` when the first client of a process is built: ≈50 ms of a cold first request
+(bench_coldrequest, docs/quality.md). ``lambdakit.aws`` gives botocore a loader that searches
+this folder only, so that first client costs ≈15 ms. The folder holds, copied unchanged from the
+installed (pinned) botocore: ``_retry.json``, ``partitions.json``,
+``sdk-default-configuration.json``, each used service's model, endpoint rule set, paginators and
+waiters; and ``endpoints.json`` cut down to those services' endpoint prefixes. ``VERSION`` names
+the botocore release it came from; ``lambdakit.aws`` ignores the folder for any other release,
+and ``tests/platform/test_botodata.py`` fails until ``make botodata`` has rewritten it after a
+botocore pin changes (``make lock``).
+
+``python tools/botodata.py [--check]``: write it, or exit 1 when it differs from a fresh cut.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import gzip
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "layers" / "shared"))
+
+from lambdakit.aws import BUNDLED_SERVICES, DATA_DIR  # noqa: E402
+
+TOP_LEVEL = ("_retry.json", "partitions.json", "sdk-default-configuration.json")
+PER_SERVICE = ("service-2", "endpoint-rule-set-1", "paginators-1", "waiters-2")
+
+
+def _read_json(path: Path) -> dict:
+    raw = path.read_bytes()
+    return json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+
+
+def write(out: Path) -> None:
+    import botocore
+
+    src = Path(botocore.__file__).parent / "data"
+    out.mkdir(parents=True)
+    for name in TOP_LEVEL:
+        shutil.copyfile(src / name, out / name)
+    prefixes: set[str] = set()
+    for service in BUNDLED_SERVICES:
+        for version in sorted(p for p in (src / service).iterdir() if p.is_dir()):
+            (out / service / version.name).mkdir(parents=True)
+            for f in sorted(version.iterdir()):
+                if f.name.split(".")[0] in PER_SERVICE:
+                    shutil.copyfile(f, out / service / version.name / f.name)
+                if f.name.startswith("service-2.json"):
+                    meta = _read_json(f)["metadata"]
+                    prefixes.add(meta.get("endpointPrefix", service))
+    endpoints = json.loads((src / "endpoints.json").read_text())
+    for partition in endpoints["partitions"]:
+        partition["services"] = {k: v for k, v in partition["services"].items() if k in prefixes}
+    (out / "endpoints.json").write_text(json.dumps(endpoints, separators=(",", ":"), sort_keys=True))
+    (out / "VERSION").write_text(botocore.__version__ + "\n")
+
+
+def same(a: Path, b: Path) -> bool:
+    cmp = filecmp.dircmp(a, b)
+
+    def ok(c: filecmp.dircmp) -> bool:
+        if c.left_only or c.right_only or c.diff_files or c.funny_files:
+            return False
+        return all(ok(sub) for sub in c.subdirs.values())
+
+    return ok(cmp)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "botodata"
+        write(fresh)
+        if args.check:
+            if DATA_DIR.is_dir() and same(fresh, DATA_DIR):
+                return 0
+            print(f"{DATA_DIR} is not a cut of the installed botocore: run `make botodata`", file=sys.stderr)
+            return 1
+        shutil.rmtree(DATA_DIR, ignore_errors=True)
+        shutil.copytree(fresh, DATA_DIR)
+    size = sum(f.stat().st_size for f in DATA_DIR.rglob("*") if f.is_file())
+    print(f"wrote {DATA_DIR.relative_to(ROOT)}: {len(BUNDLED_SERVICES)} services, {size // 1024} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
