@@ -63,6 +63,7 @@ def main() -> None:
     ap.add_argument("--only", action="append", help="service.LogicalId or LogicalId")
     ap.add_argument("--profile", type=int, default=None, help="profile the N worst functions")
     ap.add_argument("--no-tracing-probe", action="store_true")
+    ap.add_argument("--no-binding-probe", action="store_true")
     args = ap.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
     profile_n = args.profile if args.profile is not None else (1 if args.quick else 3)
@@ -83,8 +84,11 @@ def main() -> None:
                      "FLOOR_KEY": json.dumps(emu.state["floor"]["key"])}
         floor_paths = [str(HERE / "coldfloor"), site]
 
-        def floor() -> float:
-            r = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, floor_env, name="floor")
+        def floor(also: str = "") -> float:
+            env = {**floor_env, "FLOOR_ALSO": also}
+            if also == "botodata":
+                env = {**floor_env, "FLOOR_DATA_DIR": str(ROOT / "layers" / "shared" / "lambdakit" / "botodata")}
+            r = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, env, name="floor")
             assert r["ok"], r
             return float(r["total_ms"])
 
@@ -152,6 +156,19 @@ def main() -> None:
                        profile_clients=True)
         print("  profile floor: clients " + ", ".join(f"{c} {ms:.0f} ms" for c, ms in fp.get("clients", [])))
 
+        # The floor plus the design card's binding libraries (pydantic: the settings model and every
+        # body; PyJWT: every token): the least any function using them can cost, side by side; and
+        # the floor with its client built from lambdakit/botodata, as the functions' clients are.
+        binding: dict[str, float] = {}
+        if not args.quick and not args.no_binding_probe:
+            pairs: dict[str, list[float]] = {"pydantic": [], "pydantic,jwt": [], "botodata": []}
+            for _ in range(max(3, repeat)):
+                for also, ratios in pairs.items():
+                    f0 = floor()
+                    ratios.append(floor(also) / f0)
+            binding = {("floor+" + k.replace(",", "+")): round(statistics.median(v), 3) for k, v in pairs.items()}
+            print("  binding libraries over the floor: " + ", ".join(f"{k} {v:.2f}x" for k, v in binding.items()))
+
         tracing_ms = None
         if not args.no_tracing_probe and not args.quick and chosen:
             svc, lid = next(((s, f) for s, f in chosen if f != "HealthFunction"), chosen[0])
@@ -173,7 +190,7 @@ def main() -> None:
         "ms": {r["fn"]: (round(r["ms"], 1) if r["ms"] is not None else None) for r in rows},
         "status": {r["fn"]: r["status"] for r in rows},
         "errors": {r["fn"]: r["error"] for r in rows if r["error"]},
-        "profiles": profiles, "tracing": tracing_ms,
+        "profiles": profiles, "tracing": tracing_ms, "binding_floor_ratios": binding,
     }))
 
 

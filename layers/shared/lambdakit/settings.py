@@ -135,6 +135,8 @@ class ServiceSettings(BaseModel):
 class FilesBucket(BaseModel):
     """Mixin of a service with one bucket for uploads and generated files (``FilesBucket`` in its template)."""
 
+    model_config = ConfigDict(defer_build=True)  # a mixin, never validated on its own: not built at import
+
     files_bucket: BucketName = ""
 
 
