@@ -109,7 +109,7 @@ def main() -> None:
         floors: list[float] = []
         rows = []
         for svc, lid in chosen:
-            times, fl, status, err = [], [], None, ""
+            times, fl, status, err, binding_of = [], [], None, "", ()
             for _ in range(repeat):
                 fl.append(floor())
                 r = run(svc, lid)
@@ -117,6 +117,7 @@ def main() -> None:
                     err = r.get("error") or "failed"
                     break
                 times.append(float(r["total_ms"]))
+                binding_of = tuple(r.get("binding") or ())
                 res = r.get("result")
                 status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
                 if isinstance(res, dict) and res.get("batchItemFailures"):  # a worker that did not process it
@@ -125,21 +126,44 @@ def main() -> None:
             paired = statistics.median(t / f for t, f in zip(times, fl, strict=False)) if times else None
             rows.append({"fn": f"{svc}.{lid}", "ms": statistics.median(times) if times else None,
                          "min_ratio": None, "ratio": paired, "min_ms": min(times) if times else None,
-                         "status": status, "error": err})
+                         "status": status, "error": err, "binding": binding_of})
         floor_ms = statistics.median(floors)
+
+        # The floor plus the design card's binding libraries a function imports (pydantic: the
+        # settings model and every body; PyJWT: every token, with cryptography's x509 and every
+        # asymmetric module; openpyxl: XLSX; fpdf2: PDF), side by side with the plain floor: the
+        # least any function using them can cost. And the floor with its client built from
+        # lambdakit/botodata, as the functions' clients are.
+        binding: dict[str, float] = {}
+        if not args.no_binding_probe:
+            combos = {r["binding"] for r in rows if r["binding"]} | {("pydantic",), ("pydantic", "jwt")}
+            probes = {"+".join(c): ",".join(c) for c in sorted(combos)} | {"botodata": "botodata"}
+            ratios: dict[str, list[float]] = {k: [] for k in probes}
+            for _ in range(max(3, repeat)):
+                for name, also in probes.items():
+                    f0 = floor()
+                    ratios[name].append(floor(also) / f0)
+            binding = {k: round(statistics.median(v), 3) for k, v in ratios.items()}
+        for row in rows:
+            base = binding.get("+".join(row["binding"]), 1.0) if row["binding"] else 1.0
+            row["vs_binding"] = row["ratio"] / base if row["ratio"] is not None and binding else None
         for row in rows:
             row["min_ratio"] = row["min_ms"] / min(floors) if row["min_ms"] is not None else None
 
         print(f"floor (boto3 + resolver + DynamoDB client + GetItem): median {floor_ms:.1f} ms "
               f"(min {min(floors):.1f}, {len(floors)} runs)")
-        print(f"{'function':<40} {'ms':>8} {'ratio':>6} {'min/min':>7}  status")
+        print(f"{'function':<40} {'ms':>8} {'ratio':>6} {'min/min':>7} {'vs bind':>7}  status")
         for row in rows:
             if row["ms"] is None:
-                print(f"{row['fn']:<40} {'-':>8} {'-':>6} {'-':>7}  ERROR {row['error']}")
+                print(f"{row['fn']:<40} {'-':>8} {'-':>6} {'-':>7} {'-':>7}  ERROR {row['error']}")
                 continue
             flag = "" if row["ratio"] <= TARGET else "  OVER TARGET"
-            print(f"{row['fn']:<40} {row['ms']:8.1f} {row['ratio']:6.2f} {row['min_ratio']:7.2f}  "
+            vb = f"{row['vs_binding']:7.2f}" if row["vs_binding"] is not None else f"{'-':>7}"
+            print(f"{row['fn']:<40} {row['ms']:8.1f} {row['ratio']:6.2f} {row['min_ratio']:7.2f} {vb}  "
                   f"{row['status']}{flag}")
+        if binding:
+            print("  floor with the binding libraries / the botocore cut: "
+                  + ", ".join(f"floor+{k} {v:.2f}x" for k, v in binding.items()))
 
         measured = [r for r in rows if r["ratio"] is not None]
         worst = max(measured, key=lambda r: r["ratio"]) if measured else None
@@ -155,19 +179,6 @@ def main() -> None:
         fp = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, floor_env, importtime=True,
                        profile_clients=True)
         print("  profile floor: clients " + ", ".join(f"{c} {ms:.0f} ms" for c, ms in fp.get("clients", [])))
-
-        # The floor plus the design card's binding libraries (pydantic: the settings model and every
-        # body; PyJWT: every token): the least any function using them can cost, side by side; and
-        # the floor with its client built from lambdakit/botodata, as the functions' clients are.
-        binding: dict[str, float] = {}
-        if not args.quick and not args.no_binding_probe:
-            pairs: dict[str, list[float]] = {"pydantic": [], "pydantic,jwt": [], "botodata": []}
-            for _ in range(max(3, repeat)):
-                for also, ratios in pairs.items():
-                    f0 = floor()
-                    ratios.append(floor(also) / f0)
-            binding = {("floor+" + k.replace(",", "+")): round(statistics.median(v), 3) for k, v in pairs.items()}
-            print("  binding libraries over the floor: " + ", ".join(f"{k} {v:.2f}x" for k, v in binding.items()))
 
         tracing_ms = None
         if not args.no_tracing_probe and not args.quick and chosen:
@@ -190,7 +201,12 @@ def main() -> None:
         "ms": {r["fn"]: (round(r["ms"], 1) if r["ms"] is not None else None) for r in rows},
         "status": {r["fn"]: r["status"] for r in rows},
         "errors": {r["fn"]: r["error"] for r in rows if r["error"]},
-        "profiles": profiles, "tracing": tracing_ms, "binding_floor_ratios": binding,
+        "profiles": profiles, "tracing": tracing_ms,
+        "binding_floor_ratios": {f"floor+{k}": v for k, v in binding.items()},
+        "cold_request_worst_ratio_vs_binding_floor": (
+            round(max(r["vs_binding"] for r in measured), 3) if binding and measured else None),
+        "ratios_vs_binding_floor": {r["fn"]: round(r["vs_binding"], 3) for r in rows if r.get("vs_binding")},
+        "binding_imported": {r["fn"]: "+".join(r["binding"]) for r in rows},
     }))
 
 

@@ -84,6 +84,8 @@ def main() -> None:
                       if not name.startswith("__") and (f := getattr(m, "__file__", None))
                       and not any(os.path.abspath(f).startswith(a + os.sep) for a in allowed)})
     out["foreign_modules"] = foreign
+    # the design card's binding libraries this run imported (bench_coldrequest's binding floor)
+    out["binding"] = [m for m in ("pydantic", "jwt", "openpyxl", "fpdf") if m in sys.modules]
     out["clients"] = clients
     sys.stdout.flush()
     print("\n@@RESULT@@" + json.dumps(out, default=str))

@@ -2,10 +2,10 @@
 request — import boto3 and the Powertools HTTP resolver, create a DynamoDB client, one GetItem
 of a real item (table and key from ``FLOOR_TABLE``/``FLOOR_KEY``).
 
-``FLOOR_ALSO`` (comma-separated): the design card's binding libraries this run imports as well,
-``pydantic`` (``BaseModel``, as every settings/body model does) and/or ``jwt`` (PyJWT, which
-imports cryptography's x509 and every asymmetric module eagerly): how far above the floor any
-function using them starts. ``FLOOR_DATA_DIR``: build the client from that cut of botocore's data
+``FLOOR_ALSO`` (comma-separated): the design card's binding libraries this run imports as well:
+``pydantic`` (``BaseModel``, as every settings/body model does), ``jwt`` (PyJWT, which imports
+cryptography's x509 and every asymmetric module eagerly), ``openpyxl``, ``fpdf`` (fpdf2): how far
+above the floor any function using them starts. ``FLOOR_DATA_DIR``: build the client from that cut of botocore's data
 (``lambdakit/botodata``, as the functions do) - what the floor itself would cost with it."""
 import importlib
 import json
