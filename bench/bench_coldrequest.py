@@ -25,6 +25,14 @@ Tracing is off, as for the floor (``POWERTOOLS_TRACE_DISABLED``); ``tracing_ms``
 adds to one function's first request in Lambda mode (Tracer + aws_xray_sdk import + botocore
 patch), measured on/off side by side.
 
+Binding floor: the design card makes pydantic (settings and bodies), PyJWT (tokens; it imports
+cryptography's x509 and every asymmetric module even for HS256), openpyxl (XLSX) and fpdf2 (PDF)
+binding. The runner reports which of them a function imported; for each such combination the floor
+is run again importing them too (``FLOOR_ALSO``, side by side with the plain floor), and each
+function's ``vs_binding`` is its ratio divided by that combination's: what the function adds on top
+of libraries it may not drop. ``floor+botodata`` is the floor with its client built from
+``lambdakit/botodata`` as the functions' are (docs/platform.md). ``--no-binding-probe`` skips it.
+
 ``--quick`` (CI): a stated subset — campaigns ContactsFunction, exams QuestionsFunction,
 internships EmailWorkerFunction (two authenticated reads and a queue worker) — one repeat,
 no tracing probe. ``--profile N``: for the N worst functions, the costliest imports
