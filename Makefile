@@ -22,7 +22,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build ci clean
+.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -89,8 +89,14 @@ openapi: $(STAMP)
 validate: $(STAMP)
 	for t in template.yaml functions/*/template.yaml; do $(VENV)/bin/sam validate --lint --template-file $$t || exit 1; done
 
+# `sam build`, then bytecode for every built function and layer (tools/precompile.py: Lambda's
+# code folders are read-only, so without shipped .pyc every cold start compiles every module).
 build: $(STAMP)
 	$(VENV)/bin/sam build --template-file template.yaml
+	$(PY) tools/precompile.py .aws-sam/build
+
+precompile: $(STAMP)
+	$(PY) tools/precompile.py .aws-sam/build
 
 # Re-pin: keeps current versions; `make lock-upgrade` resolves everything afresh. Then
 # `make botodata` re-cuts the layer's botocore data from the (re)installed botocore.

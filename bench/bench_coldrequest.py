@@ -33,6 +33,11 @@ function's ``vs_binding`` is its ratio divided by that combination's: what the f
 of libraries it may not drop. ``floor+botodata`` is the floor with its client built from
 ``lambdakit/botodata`` as the functions' are (docs/platform.md). ``--no-binding-probe`` skips it.
 
+Bytecode: these runs read the ``.pyc`` of the virtualenv and of the source folders, as a deployed
+function reads the ones ``make build`` ships (``tools/precompile.py``). ``--no-bytecode`` runs
+floor and functions with ``-B -X pycache_prefix=<empty>``: every module compiled on import, which
+is what every cold start of a plain ``sam build`` artifact does (Lambda's folders are read-only).
+
 ``--quick`` (CI): a stated subset — campaigns ContactsFunction, exams QuestionsFunction,
 internships EmailWorkerFunction (two authenticated reads and a queue worker) — one repeat,
 no tracing probe. ``--profile N``: for the N worst functions, the costliest imports
@@ -72,6 +77,8 @@ def main() -> None:
     ap.add_argument("--profile", type=int, default=None, help="profile the N worst functions")
     ap.add_argument("--no-tracing-probe", action="store_true")
     ap.add_argument("--no-binding-probe", action="store_true")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="floor and functions compile every module (no .pyc), as a Lambda without shipped bytecode")
     args = ap.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
     profile_n = args.profile if args.profile is not None else (1 if args.quick else 3)
@@ -88,6 +95,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmpd, sb.Emulator(Path(tmpd), seed=True) as emu:
         site = str(sb.layer_from_venv(Path(tmpd) / "site"))
+        # -B: write no bytecode; an empty pycache_prefix: read none either (every import compiles)
+        pyflags = ("-B", "-X", f"pycache_prefix={Path(tmpd) / 'no-pyc'}") if args.no_bytecode else ()
         floor_env = {**sb.base_env(emu.endpoint, tracing=False), "FLOOR_TABLE": emu.state["floor"]["table"],
                      "FLOOR_KEY": json.dumps(emu.state["floor"]["key"])}
         floor_paths = [str(HERE / "coldfloor"), site]
@@ -96,7 +105,7 @@ def main() -> None:
             env = {**floor_env, "FLOOR_ALSO": also}
             if also == "botodata":
                 env = {**floor_env, "FLOOR_DATA_DIR": str(ROOT / "layers" / "shared" / "lambdakit" / "botodata")}
-            r = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, env, name="floor")
+            r = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, env, name="floor", pyflags=pyflags)
             assert r["ok"], r
             return float(r["total_ms"])
 
@@ -112,7 +121,7 @@ def main() -> None:
         def run(svc: str, lid: str, **kw) -> dict:
             fn = services[svc].functions[lid]
             return sb.invoke([str(fn.code_dir), layer, site], fn.handler, event_of(svc, lid),
-                             env_of(svc, lid, kw.pop("tracing", False)), name=f"{svc}-{lid}", **kw)
+                             env_of(svc, lid, kw.pop("tracing", False)), name=f"{svc}-{lid}", pyflags=pyflags, **kw)
 
         floors: list[float] = []
         rows = []
@@ -205,6 +214,7 @@ def main() -> None:
         "worst": worst["fn"] if worst else None,
         "ok": all(r["ratio"] is not None and r["ratio"] <= TARGET for r in rows),
         "functions": len(rows), "quick_subset": bool(args.quick), "repeat": repeat,
+        "bytecode": not args.no_bytecode,
         "ratios": {r["fn"]: (round(r["ratio"], 3) if r["ratio"] is not None else None) for r in rows},
         "ms": {r["fn"]: (round(r["ms"], 1) if r["ms"] is not None else None) for r in rows},
         "status": {r["fn"]: r["status"] for r in rows},

@@ -142,7 +142,8 @@ def base_env(endpoint: str, *, tracing: bool = True) -> dict[str, str]:
 
 def invoke(paths: list[str], handler: str, event: Any, env: dict[str, str], *, name: str = "fn",
            warm: int = 0, timeout: float = 120, python: str = sys.executable, importtime: bool = False,
-           profile_clients: bool = False, cprofile: str | None = None) -> dict[str, Any]:
+           profile_clients: bool = False, cprofile: str | None = None,
+           pyflags: tuple[str, ...] = ()) -> dict[str, Any]:
     """Import ``handler`` from ``paths`` only, in a fresh isolated interpreter, and call it once."""
     paths = [os.path.abspath(p) for p in paths]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -151,7 +152,8 @@ def invoke(paths: list[str], handler: str, event: Any, env: dict[str, str], *, n
     try:
         env = {**env, "LAMBDA_TASK_ROOT": paths[0], "AWS_LAMBDA_FUNCTION_NAME": name}
         t0 = time.perf_counter()
-        r = subprocess.run([python, "-I", "-S", *(["-X", "importtime"] if importtime else []), str(RUNNER), f.name], capture_output=True, text=True, env=env,
+        r = subprocess.run([python, "-I", "-S", *pyflags, *(["-X", "importtime"] if importtime else []),
+                            str(RUNNER), f.name], capture_output=True, text=True, env=env,
                            cwd=paths[0], timeout=timeout)
         wall = (time.perf_counter() - t0) * 1000
     finally:

@@ -69,11 +69,21 @@ def _fresh(build: Path) -> bool:
     return tpl.exists() and tpl.stat().st_mtime > max(f.stat().st_mtime for f in _source_files())
 
 
+def _precompiled(build: Path) -> Path:
+    """What `make build` ships: the build plus its bytecode (tools/precompile.py)."""
+    if not (build / ".precompiled").exists():
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "precompile.py"), str(build)],
+                           capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+        (build / ".precompiled").write_text(r.stdout)
+    return build
+
+
 def _build() -> Path:
     if os.environ.get("ARTIFACT_BUILD_DIR"):
-        return Path(os.environ["ARTIFACT_BUILD_DIR"])
+        return _precompiled(Path(os.environ["ARTIFACT_BUILD_DIR"]))
     if _fresh(ROOT / ".aws-sam" / "build"):
-        return ROOT / ".aws-sam" / "build"
+        return _precompiled(ROOT / ".aws-sam" / "build")
     cache = Path(tempfile.gettempdir()) / "lambda-artifact"
     cache.mkdir(exist_ok=True)
     out = cache / _source_hash()
@@ -88,7 +98,7 @@ def _build() -> Path:
                                 "--cached", "--parallel"], cwd=ROOT, capture_output=True, text=True, timeout=900)
             assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
             (out / "build" / ".complete").write_text("ok\n")
-    return out / "build"
+        return _precompiled(out / "build")
 
 
 # ------------------------------------------------------------------ native code of another architecture
@@ -210,6 +220,23 @@ def test_built_function_loads_and_serves_its_sample_event(artifact, svc, lid):
     assert "Traceback" not in r["logs"] + r["stderr"], r["logs"] + r["stderr"]
 
 
+def test_the_artifact_ships_bytecode_for_every_module(artifact):
+    """Issue #21: what `make build` deploys carries an unchecked-hash .pyc (PEP 552 flags 0b01)
+    beside every module of every function and layer: Lambda's code folders are read-only, so
+    without it each cold start compiles every module it imports (tools/precompile.py)."""
+    tag = sys.implementation.cache_tag
+    missing, checked = [], 0
+    for d in BUILD_DIR_NAMES.values():
+        for py in (artifact["build"] / d).rglob("*.py"):
+            if "__pycache__" in py.parts:
+                continue
+            pyc = py.parent / "__pycache__" / f"{py.stem}.{tag}.pyc"
+            checked += 1
+            if not pyc.exists() or int.from_bytes(pyc.read_bytes()[4:8], "little") != 0b01:
+                missing.append(str(py.relative_to(artifact["build"])))
+    assert checked > 5000 and not missing, missing[:20]
+
+
 def test_a_package_missing_from_the_layer_fails(artifact):
     layer = artifact["build"] / "CampaignsService" / "SharedLayer" / "python"
     broken = host_view(layer, artifact["tmp"] / "layer-without-pydantic", drop=("pydantic",))
@@ -233,7 +260,8 @@ def test_a_module_only_the_dev_environment_has_fails(artifact, tmp_path):
     # a copy of a built function whose handler imports moto (dev-only): must not be found
     src = artifact["build"] / "CampaignsService" / "HealthFunction"
     fn_dir = tmp_path / "HealthFunction"
-    shutil.copytree(src, fn_dir, symlinks=True)
+    # without its bytecode: the shipped .pyc are unchecked-hash, so an edited source would not be read
+    shutil.copytree(src, fn_dir, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     handler = fn_dir / "campaigns" / "health" / "handler.py"
     handler.write_text(handler.read_text().replace("from __future__ import annotations\n",
                                                    "from __future__ import annotations\nimport moto  # noqa\n", 1))
