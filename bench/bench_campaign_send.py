@@ -177,7 +177,7 @@ def main() -> None:
         calls[f"{svc}.{op}"] += 1
 
     aws.reset()  # clients made from now on carry the counting hook
-    aws._get_session().events.register("before-call.*.*", count)
+    aws.register_hook("before-call.*.*", count)
     sqs = boto3.client("sqs", region_name="us-east-1")
     url = os.environ["CAMPAIGNS_SEND_QUEUE_URL"]
 

@@ -63,7 +63,7 @@ def main(quick: bool) -> dict:
         from lambdakit import aws
 
         counter = Calls()
-        aws._get_session().events.register("after-call", counter.hook)
+        aws.register_hook("after-call", counter.hook)
 
         from exams.attempts import answers as attempts
         from exams.attempts import submission

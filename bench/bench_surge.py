@@ -194,8 +194,8 @@ def harness(only: list[str], writes: Writes, env: dict[str, str] | None = None):
     os.environ.update(env or {})
     reset_settings()
     aws.reset()
-    aws._get_session().events.register("before-call.dynamodb.*", writes.hook)
-    aws._get_session().events.register("before-call.*.*", lambda **_: writes.freeze())
+    aws.register_hook("before-call.dynamodb.*", writes.hook)
+    aws.register_hook("before-call.*.*", lambda **_: writes.freeze())
     return app
 
 
@@ -367,7 +367,7 @@ def campaign_send(quick: bool) -> dict:
 
     from lambdakit import aws
 
-    aws._get_session().events.register("before-call.sesv2.SendEmail", on_send)
+    aws.register_hook("before-call.sesv2.SendEmail", on_send)
     sqs = boto3.client("sqs", region_name="us-east-1")
     url = os.environ["CAMPAIGNS_SEND_QUEUE_URL"]
     w.at(t0, "dispatcher")

@@ -28,6 +28,7 @@ DATA_DIR = Path(__file__).with_name("botodata")
 _lock = threading.Lock()
 _clients: dict[tuple[str, str | None], Any] = {}
 _sessions: dict[bool, Any] = {}
+_hooks: list[tuple[str, Any, str | None]] = []
 
 
 def _config(name: str = ""):
@@ -70,8 +71,21 @@ def _get_session(service: str = ""):
 
             core.register_component("data_loader", Loader(extra_search_paths=[str(DATA_DIR)],
                                                           include_default_search_paths=False))
+        for event, handler, unique_id in _hooks:
+            core.register(event, handler, unique_id=unique_id)
         session = _sessions[bundled] = boto3.session.Session(botocore_session=core)
     return session
+
+
+def register_hook(event: str, handler: Any, unique_id: str | None = None) -> None:
+    """Register a botocore event handler on every client this module makes until ``reset``,
+    whichever session (bundled data or not) builds it (benchmarks' call counters)."""
+    with _lock:
+        _hooks.append((event, handler, unique_id))
+        for session in _sessions.values():
+            session.events.register(event, handler, unique_id=unique_id)
+        for c in _clients.values():
+            c.meta.events.register(event, handler, unique_id=unique_id)
 
 
 def client(name: str, region: str | None = None) -> Any:
@@ -91,7 +105,8 @@ def _region() -> str:
 
 
 def reset() -> None:
-    """Drop cached clients (tests switch endpoints between runs)."""
+    """Drop cached clients, sessions and hooks (tests switch endpoints between runs)."""
     with _lock:
         _clients.clear()
         _sessions.clear()
+        _hooks.clear()
