@@ -20,6 +20,8 @@ from ..common import keys
 from ..sending import repository as send_repo
 from ..settings import settings
 
+STATUSES = ("draft", "scheduled", "sending", "sent", "cancelled")
+
 
 class InvalidState(Conflict):
     def __init__(self, expected: list[str] | str, actual: str | None) -> None:
