@@ -75,7 +75,11 @@ def list_item(item: dict) -> dict:
 
 
 def get_owned(account_id: str, cid: str, *, consistent: bool = False) -> dict:
-    item = repo.get(cid, consistent=consistent)
+    return owned(repo.get(cid, consistent=consistent), account_id)
+
+
+def owned(item: dict | None, account_id: str) -> dict:
+    """``item`` when it is a campaign of ``account_id``; otherwise 404 (another account's too)."""
     if not item or item.get("account_id") != account_id:
         raise NotFound("Campaign not found")
     return item
