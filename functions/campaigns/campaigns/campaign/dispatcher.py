@@ -113,6 +113,9 @@ def maybe_finish(cid: str) -> bool:
     if (not item or item.get("status") != "sending" or not item.get("fanout_done")
             or int(item.get("batches_done", 0) or 0) < int(item.get("fanout_batches", 0) or 0)):
         return False
+    from .. import events
+    from ..counters import repository as counters
+
     now = clock.now_iso()
     try:
         repo.transition(item, ["sending"], "sent", set={"sent_at": now, "updated_at": now},
@@ -120,9 +123,6 @@ def maybe_finish(cid: str) -> bool:
                         extra_condition="fanout_done = :t AND batches_done >= fanout_batches", values={":t": True})
     except repo.InvalidState:
         return False
-    from .. import events
-    from ..counters import repository as counters
-
     counters.record_campaign_sent(item["account_id"], cid, now)
     counters.add_day(item["account_id"], clock.today(), {"campaigns_sent": 1})
     events.emit(item["account_id"], "campaign.sent", {

@@ -124,6 +124,8 @@ def _dump(body: CampaignBody, *, partial: bool) -> dict:
 
 
 def create(account_id: str, body: CampaignCreate) -> dict:
+    from .. import events
+
     _check_refs(account_id, body)
     _check_sender(account_id, body)
     now = clock.now_iso()
@@ -132,8 +134,6 @@ def create(account_id: str, body: CampaignCreate) -> dict:
     for k in STAT_KEYS:
         item[f"st_{k}"] = 0
     repo.create(item)
-    from .. import events
-
     events.emit(account_id, "campaign.created", {"campaign_id": item["id"], "campaign_name": item["name"],
                                                   "status": "draft", "created_at": now},
                 event_key=f"campaign.created:{item['id']}")
