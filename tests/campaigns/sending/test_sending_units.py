@@ -113,3 +113,19 @@ def test_webhook_event_validation():
         WebhookCreate(name="x", url="https://a.example", events=["campaign.deleted"])
     assert WebhookCreate(name="x", url="https://a.example",
                          events=["email.bounced", "email.bounced"]).events == ["email.bounced"]
+
+
+def test_link_signing_secret_from_its_arn(campaigns_app):
+    """Deployed, the signing key comes from Secrets Manager (through the shared client), once per ARN."""
+    from campaigns.sending import tokens
+    from lambdakit import aws
+
+    sm = aws.client("secretsmanager")
+    arn = sm.create_secret(Name=f"link-key-{id(sm)}", SecretString="s3cr3t-link-key")["ARN"]
+    tokens._secret_from_arn.cache_clear()
+    try:
+        assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"
+        sm.put_secret_value(SecretId=arn, SecretString="rotated")
+        assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"  # read once per container
+    finally:
+        tokens._secret_from_arn.cache_clear()

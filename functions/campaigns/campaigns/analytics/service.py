@@ -49,18 +49,27 @@ SERIES = ("sent", "delivered", "opened", "unique_opened", "clicked", "unique_cli
           "machine_opened")
 
 
-def campaign_analytics(account_id: str, cid: str, timeframe: str | None, start: str | None, end: str | None) -> dict:
-    item = camp_service.get_owned(account_id, cid)
-    tf = timeframe or "last_30_days"
+def _timeframe(tf: str, start: str | None, end: str | None) -> tuple[str, str]:
     if tf == "last_7_days":
-        s, e = period(None, None, required=False, default_days=7)
-    elif tf == "last_30_days":
-        s, e = period(None, None, required=False, default_days=30)
-    elif tf == "custom":
-        s, e = period(start, end, required=True)
-    else:
-        raise ValidationFailed("Invalid timeframe", fields={"timeframe": "Must be last_7_days, last_30_days or custom"})
-    by_day = {d["date"]: d for d in repo.campaign_days(cid, s, e)}
+        return period(None, None, required=False, default_days=7)
+    if tf == "last_30_days":
+        return period(None, None, required=False, default_days=30)
+    if tf == "custom":
+        return period(start, end, required=True)
+    raise ValidationFailed("Invalid timeframe", fields={"timeframe": "Must be last_7_days, last_30_days or custom"})
+
+
+def campaign_analytics(account_id: str, cid: str, timeframe: str | None, start: str | None, end: str | None) -> dict:
+    tf = timeframe or "last_30_days"
+    try:
+        s, e = _timeframe(tf, start, end)
+    except ValidationFailed:
+        camp_service.get_owned(account_id, cid)  # an unknown campaign is 404 before a bad period's 422
+        raise
+    # The campaign, its days and its links share one partition: one query reads them.
+    found, day_items, link_items = repo.campaign_with_counters(cid, s, e)
+    item = camp_service.owned(found, account_id)
+    by_day = {d["date"]: d for d in day_items}
     days = _days(s, e)
     rows = [{k: int(by_day.get(d, {}).get(k, 0) or 0) for k in SERIES} for d in days]
     series = [{"date": d, **row} for d, row in zip(days, rows, strict=True)]
@@ -75,7 +84,7 @@ def campaign_analytics(account_id: str, cid: str, timeframe: str | None, start: 
              "delivery_rate": _pct(totals["delivered"], totals["sent"]),
              "click_to_open_rate": _pct(totals["clicked"], totals["opened"]),
              "unsubscribe_rate": _pct(totals["unsubscribed"], totals["delivered"])}
-    links = sorted(repo.campaign_links(cid), key=lambda x: (-int(x.get("clicks", 0)), x.get("url", "")))[:10]
+    links = sorted(link_items, key=lambda x: (-int(x.get("clicks", 0)), x.get("url", "")))[:10]
     out = {"campaign_id": cid, "name": item.get("name"), "status": item.get("status"), "timeframe": tf,
            "period": {"start": s, "end": e}, "totals": totals, "rates": rates, "period_totals": pt, "series": series,
            "top_links": [{"url": x.get("url"), "clicks": int(x.get("clicks", 0)),

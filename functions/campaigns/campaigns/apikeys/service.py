@@ -10,6 +10,7 @@ revoke and create), so creation is the only place a key's bounds are set.
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, Conflict, NotFound, ValidationFailed
@@ -17,11 +18,15 @@ from lambdakit.http import parse_model
 from lambdakit.security import random_token, sha256_hex
 
 from ..settings import settings
-from . import bounds
 from . import repository as repo
-from .models import CreateKey, KeyOut, parse_rate_limit
 from .principal import Principal
 from .scopes import allows, role_scopes
+
+if TYPE_CHECKING:
+    from .models import CreateKey
+
+# Cold start: every protected route authenticates through this module; the key models and the
+# creation bounds (pydantic classes) load only where a key is created, shown or has its own rate.
 
 PREFIX = "ck_"
 
@@ -42,6 +47,8 @@ def _denied(msg: str = "Insufficient permissions") -> ApiError:
 def create_key(account_id: str, name: str, *, role: str | None = None, scopes=None, plan: str = "pro",
                restrictions: dict | None = None, created_by: str | None = None) -> tuple[str, dict]:
     """Validate and store a new key; returns ``(secret, public record)``."""
+    from .models import CreateKey
+
     body = {"name": name, "role": role, "scopes": list(scopes) if scopes is not None else None, "plan": plan,
             "restrictions": restrictions}
     req: CreateKey = parse_model(CreateKey, body)
@@ -69,6 +76,8 @@ def create_key(account_id: str, name: str, *, role: str | None = None, scopes=No
 
 
 def public(record: dict) -> dict:
+    from .models import KeyOut
+
     return KeyOut.model_validate(record).model_dump(mode="json")
 
 
@@ -94,7 +103,11 @@ def plan_limit(record: dict) -> tuple[int, int]:
         return s.plan_standard_per_minute, 60
     if plan == "enterprise":
         rl = (record.get("restrictions") or {}).get("rate_limit")
-        return parse_rate_limit(rl) if rl else (s.enterprise_default_per_minute, 60)
+        if not rl:
+            return s.enterprise_default_per_minute, 60
+        from .models import parse_rate_limit
+
+        return parse_rate_limit(rl)
     return s.plan_pro_per_minute, 60
 
 
@@ -121,6 +134,8 @@ def authenticate(authorization: str | None, ip: str, scope: str) -> tuple[Princi
 
     decisions = []
     if restrictions.get("rate_limit") and rec.get("plan") != "enterprise":
+        from .models import parse_rate_limit
+
         n, window = parse_rate_limit(restrictions["rate_limit"])
         decisions.append(repo.rate_hit(f"key:{rec['key_id']}:custom", n, window))
     n, window = plan_limit(rec)
@@ -145,6 +160,9 @@ def _may_manage(caller: Principal, scopes: list[str]) -> bool:
 
 
 def create_for(caller: Principal, body: dict) -> tuple[str, dict]:
+    from . import bounds
+    from .models import CreateKey
+
     req: CreateKey = parse_model(CreateKey, body)
     if (req.scopes is None) == (req.role is None):
         raise ValidationFailed("Give either scopes or role", fields={"scopes": "Give either scopes or role"})

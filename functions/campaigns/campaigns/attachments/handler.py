@@ -9,9 +9,9 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import principal, require
 from ..http import ok
-from . import service
-from .models import AttachmentCreate
 
+# Cold start: the sending function serves this route too; its service (S3 presigning) and model
+# load with the route.
 router = APIGatewayHttpRouter()
 
 
@@ -27,5 +27,8 @@ router = APIGatewayHttpRouter()
                                     response="campaigns.attachments.models:AttachmentCreated", status=201,
                                     notes={503: "S3 busy or unreachable while signing the upload form. " + FILE_STORE_NOTE}))
 def create_attachment():
+    from . import service
+    from .models import AttachmentCreate
+
     body = parse_model(AttachmentCreate, json_object(router))
     return ok(service.create_upload(principal(router).account_id, body), "Upload the file to upload.url", status=201)

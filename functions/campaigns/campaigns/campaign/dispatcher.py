@@ -16,15 +16,15 @@ import datetime as dt
 from lambdakit import clock
 from lambdakit.observability import worker_entry
 
-from .. import events
-from ..counters import repository as counters
 from ..http import logger
-from ..sending import audience
 from ..sending import relay as bulk_relay
 from ..sending import repository as send_repo
 from ..webhooks import dispatch as webhook_dispatch
 from . import repository as repo
-from .sendctx import ab_test_target, estimated_recipients, snapshot
+
+# Cold start: a tick with nothing due needs none of a campaign start's send context (sendctx: the
+# sending pipeline, providers), the audience reads or the finish's counters and events; each step
+# imports what it uses.
 
 PAGE = 1000
 BATCH_SIZE = 100
@@ -32,6 +32,8 @@ STALE_FANOUT_SECONDS = 300
 
 
 def start(cid: str) -> bool:
+    from .sendctx import ab_test_target, estimated_recipients, snapshot
+
     item = repo.get(cid, consistent=True)
     now = clock.now_iso()
     if not item or item.get("status") != "scheduled" or (item.get("scheduled_for") or "") > now:
@@ -55,6 +57,8 @@ def start(cid: str) -> bool:
 
 
 def fanout(cid: str, seq: int) -> None:
+    from ..sending import audience
+
     item = repo.get(cid, consistent=True)
     if (not item or item.get("status") != "sending" or int(item.get("fanout_seq", -1)) != seq
             or item.get("fanout_done") or item.get("phase") == "wait"):
@@ -109,6 +113,9 @@ def maybe_finish(cid: str) -> bool:
     if (not item or item.get("status") != "sending" or not item.get("fanout_done")
             or int(item.get("batches_done", 0) or 0) < int(item.get("fanout_batches", 0) or 0)):
         return False
+    from .. import events
+    from ..counters import repository as counters
+
     now = clock.now_iso()
     try:
         repo.transition(item, ["sending"], "sent", set={"sent_at": now, "updated_at": now},

@@ -10,8 +10,9 @@ from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from ..sending import idempotency
 from . import service
-from .models import CampaignBody, CampaignCreate, SendRequest
 
+# Cold start: the body models (and what they import) load with the first write route, not with
+# the read routes.
 router = APIGatewayHttpRouter()
 READ, WRITE = [require("campaigns:read")], [require("campaigns:write")]
 
@@ -32,6 +33,8 @@ def list_campaigns():
 @router.post("/campaigns", middlewares=WRITE, summary="Create a draft campaign",
              openapi_extensions=doc(body="campaigns.campaign.models:CampaignCreate", response="campaigns.campaign.models:CampaignCreated", status=201))
 def create_campaign():
+    from .models import CampaignCreate
+
     body = parse_model(CampaignCreate, json_object(router))
     return ok(service.create(_acct(), body), "Campaign created", status=201)
 
@@ -45,6 +48,8 @@ def get_campaign(id: str):
 @router.put("/campaigns/<id>", middlewares=WRITE, summary="Update a draft or scheduled campaign (partial)",
             openapi_extensions=doc(body="campaigns.campaign.models:CampaignBody", response="campaigns.campaign.models:CampaignOut", errors=(409,)))
 def update_campaign(id: str):
+    from .models import CampaignBody
+
     body = parse_model(CampaignBody, json_object(router))
     return ok(service.update(_acct(), id, body), "Campaign updated")
 
@@ -54,6 +59,8 @@ def update_campaign(id: str):
                          "test_emails: [...]} sends only to those addresses; status unchanged. Honours Idempotency-Key.",
              openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.models:SendResult", errors=(409,)))
 def send_campaign(id: str):
+    from .models import SendRequest
+
     raw = json_object(router, required=False)
     parse_model(SendRequest, raw)
     res = idempotency.call("campaign.send", _acct(), header(router, "idempotency-key"), {"id": id, **raw},
@@ -67,8 +74,13 @@ def cancel_campaign(id: str):
     return ok(service.cancel(_acct(), id), "Campaign cancelled")
 
 
-idempotency.register("campaign.send", lambda account_id, cid, body: service.request_send(
-    account_id, cid, SendRequest.model_validate(body)))
+def _request_send(account_id: str, cid: str, body: dict) -> dict:
+    from .models import SendRequest
+
+    return service.request_send(account_id, cid, SendRequest.model_validate(body))
+
+
+idempotency.register("campaign.send", _request_send)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

@@ -10,8 +10,7 @@ from lambdakit.model import Model
 
 from ..common.headers import HeaderText
 from ..sending.fields import Email, ProviderConfig
-
-STATUSES = ("draft", "scheduled", "sending", "sent", "cancelled")
+from .repository import STATUSES  # noqa: F401  (the lifecycle's states live with the store)
 
 
 class Audience(Model):

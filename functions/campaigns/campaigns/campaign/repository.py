@@ -17,8 +17,9 @@ from lambdakit.ddb import Table, decode_cursor
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
 from ..common import keys
-from ..sending import repository as send_repo
 from ..settings import settings
+
+STATUSES = ("draft", "scheduled", "sending", "sent", "cancelled")
 
 
 class InvalidState(Conflict):
@@ -109,6 +110,8 @@ def update_progress(cid: str, *, set: dict | None = None, add: dict | None = Non
 
 
 def add_stats(cid: str, add: dict) -> None:
+    from ..sending import repository as send_repo  # the send path's stats writer (not the read routes')
+
     send_repo.add_stats(key(cid), add)  # a deleted campaign is skipped
 
 

@@ -7,20 +7,21 @@ a sending campaign stops: recipients not yet sent are not sent). ``sending`` is 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
 
-from .. import events
-from ..common.headers import MESSAGE as HEADER_MESSAGE
-from ..common.headers import unsafe_header
-from ..senders import service as senders
-from ..sending import audience
-from ..sending import repository as send_repo
 from . import repository as repo
-from .models import STATUSES, CampaignBody, CampaignCreate, SendRequest
-from .sendctx import estimated_recipients, provider_of, send_test
+from .repository import STATUSES
+
+if TYPE_CHECKING:
+    from .models import CampaignBody, CampaignCreate, SendRequest
+
+# Cold start: the read routes (list, view, analytics) need none of the write paths' modules - the
+# sending pipeline (sendctx), senders, the audience reads, events/webhooks, the body models - so
+# those are imported by the functions that use them.
 
 logger = logging.getLogger("campaigns.campaign")
 
@@ -74,13 +75,19 @@ def list_item(item: dict) -> dict:
 
 
 def get_owned(account_id: str, cid: str, *, consistent: bool = False) -> dict:
-    item = repo.get(cid, consistent=consistent)
+    return owned(repo.get(cid, consistent=consistent), account_id)
+
+
+def owned(item: dict | None, account_id: str) -> dict:
+    """``item`` when it is a campaign of ``account_id``; otherwise 404 (another account's too)."""
     if not item or item.get("account_id") != account_id:
         raise NotFound("Campaign not found")
     return item
 
 
 def _check_refs(account_id: str, body: CampaignBody) -> None:
+    from ..sending import audience
+
     if body.audience and body.audience.type == "list" and body.audience.list_id:
         if not audience.get_list(account_id, body.audience.list_id):
             raise ValidationFailed("Unknown list", fields={"audience.list_id": "List not found"})
@@ -98,10 +105,15 @@ def _check_sender(account_id: str, body: CampaignBody) -> None:
     st = body.settings.model_dump() if body.settings else {}
     given = (st.get("provider") or {}).get("from_email") or st.get("from_email")
     if given:
+        from ..senders import service as senders
+
         senders.require_verified(account_id, given, _sender_field(st))
 
 
 def require_sender(item: dict) -> None:
+    from ..senders import service as senders
+    from .sendctx import provider_of
+
     st = item.get("settings") or {}
     senders.require_verified(item["account_id"], provider_of(item)["from_email"], _sender_field(st))
 
@@ -112,6 +124,8 @@ def _dump(body: CampaignBody, *, partial: bool) -> dict:
 
 
 def create(account_id: str, body: CampaignCreate) -> dict:
+    from .. import events
+
     _check_refs(account_id, body)
     _check_sender(account_id, body)
     now = clock.now_iso()
@@ -183,6 +197,10 @@ def _scheduled_for(schedule: dict | None) -> str:
 
 
 def _validate_sendable(account_id: str, item: dict) -> None:
+    from ..common.headers import MESSAGE as HEADER_MESSAGE
+    from ..common.headers import unsafe_header
+    from ..sending import audience
+
     problems: dict[str, str] = {}
     tpl = audience.get_template(account_id, item["template_id"]) if item.get("template_id") else None
     if item.get("template_id") and not tpl:
@@ -206,6 +224,9 @@ def _validate_sendable(account_id: str, item: dict) -> None:
 
 
 def request_send(account_id: str, cid: str, req: SendRequest) -> dict:
+    from ..sending import repository as send_repo
+    from .sendctx import estimated_recipients, send_test
+
     item = get_owned(account_id, cid)
     require_sender(item)
     if req.send_test:

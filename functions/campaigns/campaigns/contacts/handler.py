@@ -4,7 +4,6 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit import multipart
 from lambdakit.errors import ApiError
 from lambdakit.http import header, json_object, query, raw_body
 from lambdakit.openapi import doc
@@ -12,8 +11,10 @@ from lambdakit.openapi import doc
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from ..settings import settings
-from . import erasure, export, imports, listing, service
+from . import export
 
+# Cold start: each route imports the use case it runs (listing, service, imports + multipart,
+# erasure); export, the function's sample route, is imported with the module.
 router = APIGatewayHttpRouter()
 
 
@@ -27,6 +28,8 @@ def _acct() -> str:
             openapi_extensions=doc(query="campaigns.contacts.models:ContactsQuery", response="campaigns.contacts.models:ContactOut", list_key="contacts",
                                    paginated=True))
 def list_contacts():
+    from . import listing
+
     q = lambda n: query(router, n)  # noqa: E731
     data = listing.list_contacts(_acct(), page=q("page"), limit=q("limit"), cursor=q("cursor"),
                                  list_id=q("list_id"), tag=q("tag"), status=q("status"), search=q("search"))
@@ -37,6 +40,8 @@ def list_contacts():
              description="409 CONFLICT with details.email when the email exists (case-insensitive).",
              openapi_extensions=doc(body="campaigns.contacts.models:ContactIn", response="campaigns.contacts.models:ContactOut", status=201, errors=(409,)))
 def create_contact():
+    from . import service
+
     return ok(service.create(_acct(), json_object(router)), "Contact created", status=201)
 
 
@@ -88,6 +93,10 @@ def get_export(job_id: str):
                                     form={"file": "file", "list_id": "string", "tags": "string",
                                           "update_existing": "string"}))
 def import_contacts():
+    from lambdakit import multipart
+
+    from . import imports
+
     max_bytes = settings().import_max_bytes
     try:
         form = multipart.parse(raw_body(router), header(router, "content-type"), max_bytes=max_bytes)
@@ -110,6 +119,8 @@ def import_contacts():
                          "Retry-After, and no job is created.",
              openapi_extensions=doc(body="campaigns.contacts.models:ImportJobIn", response="campaigns.contacts.models:ImportJobStarted", status=202))
 def start_import():
+    from . import imports
+
     job = imports.create_import_job(_acct(), json_object(router, required=False))
     return ok(job, "Upload the CSV to the presigned URL to start the import", status=202)
 
@@ -123,18 +134,24 @@ def start_import():
                         "(plus 1 hour for the upload's event); a later upload event is ignored.",
             openapi_extensions=doc(response="campaigns.contacts.models:ImportJob"))
 def get_import(job_id: str):
+    from . import imports
+
     return ok(imports.get_import_job(_acct(), job_id), "Import job retrieved")
 
 
 @router.get("/contacts/<id>", middlewares=[require("contacts:read")], summary="Get a contact",
             openapi_extensions=doc(response="campaigns.contacts.models:ContactOut"))
 def get_contact(id: str):
+    from . import service
+
     return ok(service.get(_acct(), id), "Contact retrieved")
 
 
 @router.put("/contacts/<id>", middlewares=[require("contacts:write")], summary="Update a contact (partial)",
             openapi_extensions=doc(body="campaigns.contacts.models:ContactPatch", response="campaigns.contacts.models:ContactOut", errors=(409,)))
 def update_contact(id: str):
+    from . import service
+
     return ok(service.update(_acct(), id, json_object(router)), "Contact updated")
 
 
@@ -142,6 +159,8 @@ def update_contact(id: str):
                description="Data-protection erasure of the contact and every record holding its personal data.",
                openapi_extensions=doc(response="campaigns.contacts.models:ContactDeleted"))
 def delete_contact(id: str):
+    from . import erasure
+
     return ok(erasure.delete(_acct(), id), "Contact erased")
 
 

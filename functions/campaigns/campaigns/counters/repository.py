@@ -93,7 +93,34 @@ def campaign_days(campaign_id: str, start: str, end: str) -> list[dict]:
 
 
 def campaign_links(campaign_id: str) -> list[dict]:
-    return table().query_all(f"CAMP#{campaign_id}", sk_prefix="L#", max_items=1000)
+    return table().query_all(f"CAMP#{campaign_id}", sk_prefix="L#", max_items=MAX_LINKS)
+
+
+MAX_LINKS = 1000
+
+
+def campaign_with_counters(campaign_id: str, start: str, end: str) -> tuple[dict | None, list[dict], list[dict]]:
+    """The campaign item (``CAMP#{c}`` / ``META``, ``campaigns.campaign.repository``'s key) with its
+    days ``start``..``end`` and its first ``MAX_LINKS`` links, which share its partition: one key
+    query from ``D#{start}`` (days sort before links, links before ``META``) instead of a GetItem
+    and two queries, same (eventual) consistency as those reads. Only the campaign's own days after
+    ``end`` (a past custom period) are read beyond them; past ``MAX_LINKS`` links the query stops and
+    the item is read with a GetItem, so the read stays bounded as before."""
+    days: list[dict] = []
+    links: list[dict] = []
+    last_day = f"D#{end}"
+    for item in table().iter_query(f"CAMP#{campaign_id}", sk_gte=f"D#{start}"):
+        sk = item["sk"]
+        if sk.startswith("D#"):
+            if sk <= last_day:
+                days.append(item)
+        elif sk.startswith("L#"):
+            if len(links) >= MAX_LINKS:
+                break
+            links.append(item)
+        elif sk == "META":
+            return item, days, links
+    return table().get(f"CAMP#{campaign_id}", "META"), days, links
 
 
 def _range(account_id: str, prefix: str, start: str, end: str) -> list[dict]:

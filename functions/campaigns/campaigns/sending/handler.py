@@ -10,7 +10,8 @@ from ..attachments.handler import router as attachments_router
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from . import idempotency, service
-from .models import BulkSend, SendEmail
+
+# Cold start: the send routes' body models load with those routes, not with progress/outbox reads.
 
 router = APIGatewayHttpRouter()
 SEND = [require("email:send")]
@@ -33,6 +34,8 @@ def _acct() -> str:
              openapi_extensions=doc(body="campaigns.sending.models:SendEmail", response="campaigns.sending.models:SendOut", errors=(409,),
                                     notes={503: "S3 busy or unreachable while reading an uploaded attachment: nothing is sent. " + FILE_STORE_NOTE}))
 def send_email():
+    from .models import SendEmail
+
     raw = json_object(router)
     parse_model(SendEmail, raw)  # validate before taking the idempotency key
     res = idempotency.call("email.send", _acct(), header(router, "idempotency-key"), raw,
@@ -56,6 +59,8 @@ def send_email():
              openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,),
                                     notes={503: "S3 busy or unreachable while checking an uploaded attachment: nothing is queued. " + FILE_STORE_NOTE}))
 def send_bulk():
+    from .models import BulkSend
+
     raw = json_object(router)
     parse_model(BulkSend, raw)
     key = header(router, "idempotency-key")

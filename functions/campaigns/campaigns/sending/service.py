@@ -4,19 +4,23 @@ from __future__ import annotations
 import json
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.security import sha256_hex
 
-from ..attachments import service as attachments
-from ..counters import repository as counters
-from ..senders import service as senders
-from . import audience, batches, idempotency, pipeline, providers, relay
+from . import idempotency
 from . import repository as repo
-from .compose import Tracking
-from .message import Attachment
-from .models import BulkSend, SendEmail
+
+if TYPE_CHECKING:
+    from ..attachments.service import Resolved
+    from .message import Attachment
+    from .models import BulkSend, SendEmail
+    from .providers import ProviderChoice
+
+# Cold start: the read routes (bulk progress, the outbox) need only the repository; the send
+# paths import the pipeline, providers, senders, attachments and the body models when they run.
 
 logger = logging.getLogger("campaigns.sending")
 
@@ -25,6 +29,8 @@ PACED_DELAY_SECONDS = 2
 
 
 def _content(account_id: str, body) -> tuple[str, str | None, str | None]:
+    from . import audience
+
     if not body.template_id:
         return body.subject or "", body.html, body.text
     tpl = audience.get_template(account_id, body.template_id)
@@ -33,9 +39,12 @@ def _content(account_id: str, body) -> tuple[str, str | None, str | None]:
     return body.subject or tpl.get("subject") or "", body.html or tpl.get("content"), body.text
 
 
-def _provider(account_id: str, body) -> providers.ProviderChoice:
+def _provider(account_id: str, body) -> ProviderChoice:
     """The provider and sender; the From address must be a verified sender identity of the account
     (422 ``SENDER_NOT_VERIFIED``, whatever the provider: the sandbox refuses what SES would)."""
+    from ..senders import service as senders
+    from . import providers
+
     p = providers.choose(body.provider.model_dump() if body.provider else None, from_email=body.from_email,
                          from_name=body.from_name, reply_to=body.reply_to)
     field = "provider.from_email" if body.provider and body.provider.from_email else "from_email"
@@ -43,8 +52,11 @@ def _provider(account_id: str, body) -> providers.ProviderChoice:
     return p
 
 
-def _attachments(account_id: str, resolved: list[attachments.Resolved]) -> list[Attachment]:
+def _attachments(account_id: str, resolved: list[Resolved]) -> list[Attachment]:
     """The message's attachments: inline bytes, uploads read from S3 now (composing)."""
+    from ..attachments import service as attachments
+    from .message import Attachment
+
     uploaded = attachments.load(account_id, [r.ref() for r in resolved if r.content is None])
     it = iter(uploaded)
     out = []
@@ -58,6 +70,11 @@ def _attachments(account_id: str, resolved: list[attachments.Resolved]) -> list[
 
 
 def send_one(account_id: str, body: SendEmail) -> dict:
+    from ..attachments import service as attachments
+    from ..counters import repository as counters
+    from . import batches, pipeline
+    from .compose import Tracking
+
     subject, html, text = _content(account_id, body)
     resolved = attachments.resolve(account_id, body.attachments, html=html, text=text)
     try:
@@ -98,6 +115,9 @@ def _queued(bulk_id: str) -> dict:
 
 
 def create_bulk(account_id: str, body: BulkSend, idempotency_key: str | None = None) -> dict:
+    from ..attachments import service as attachments
+    from . import relay
+
     key = (sha256_hex(idempotency_key), sha256_hex(body.model_dump_json())) if idempotency_key else None
     if key and (prior := repo.bulk_for_key(account_id, *key)):
         return _queued(prior)  # committed by an earlier run that did not answer (a crash, a timeout)
@@ -175,7 +195,17 @@ def outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id:
     return {"messages": [{k: i.get(k) for k in keys} for i in items], "pagination": {"limit": limit, "next_cursor": nxt}}
 
 
-idempotency.register("email.send", lambda account_id, body: {"status": 200, "data": send_one(
-    account_id, SendEmail.model_validate(body))})
-idempotency.register("email.bulk", lambda account_id, body, idempotency_key=None: {"status": 202, "data": create_bulk(
-    account_id, BulkSend.model_validate(body), idempotency_key)})
+def _send_one_op(account_id: str, body: dict) -> dict:
+    from .models import SendEmail
+
+    return {"status": 200, "data": send_one(account_id, SendEmail.model_validate(body))}
+
+
+def _bulk_op(account_id: str, body: dict, idempotency_key: str | None = None) -> dict:
+    from .models import BulkSend
+
+    return {"status": 202, "data": create_bulk(account_id, BulkSend.model_validate(body), idempotency_key)}
+
+
+idempotency.register("email.send", _send_one_op)
+idempotency.register("email.bulk", _bulk_op)

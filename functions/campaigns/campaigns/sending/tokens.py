@@ -21,10 +21,14 @@ from ..settings import settings
 
 @lru_cache(maxsize=8)
 def _secret_from_arn(arn: str) -> str:
-    from aws_lambda_powertools.utilities import parameters
+    # Read once per container (the ARN is fixed for a container's life), through the process's
+    # shared client (lambdakit.aws: botocore's data cut). Powertools' get_secret built a second
+    # boto3 session on botocore's full data and imported every parameter provider (cold start).
+    # Same value as get_secret: the SecretString (a binary secret's bytes otherwise).
+    from lambdakit import aws
 
-    # Read once per container (the ARN is fixed for a container's life); Powertools caches too.
-    return parameters.get_secret(arn, max_age=3600)
+    value = aws.client("secretsmanager").get_secret_value(SecretId=arn)
+    return value["SecretString"] if "SecretString" in value else value["SecretBinary"]
 
 
 def signing_secret() -> str:
