@@ -12,12 +12,10 @@ from lambdakit.openapi import doc
 
 from .. import activity
 from ..announcements import service as announcements
-from ..announcements.models import AnnouncementCreate, AnnouncementUpdate
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
 from ..jobs import service as jobs
 from ..mail import service as mail
-from .models import EmailAction, JobsRefresh, TestEmail
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_engagement.models:"
@@ -42,6 +40,8 @@ def list_announcements():
              description="Spec snake_case shape; allowed values validated (400 otherwise). send_email queues one "
                          "email per audience member when the announcement is live.")
 def create_announcement():
+    from ..announcements.models import AnnouncementCreate
+
     body = parse_model(AnnouncementCreate, json_object(router))
     a = announcements.create(principal(router).user_id, body)
     return ok({"success": True, "announcement": a}, status=201)
@@ -59,6 +59,8 @@ def get_announcement(id: str):  # noqa: A002
                                    "AnnouncementOut", errors=(409,)),
             middlewares=ANN, summary="Update an announcement (partial)")
 def update_announcement(id: str):  # noqa: A002
+    from ..announcements.models import AnnouncementUpdate
+
     body = parse_model(AnnouncementUpdate, json_object(router))
     return ok({"success": True, "announcement": announcements.update(principal(router).user_id, id, body)})
 
@@ -129,6 +131,8 @@ def fetch_rss():
              openapi_extensions=doc(body=_M + "JobsRefresh", response=_M + "FetchOut"),
              description="Body {query}; 400 without it or when no search API is configured.")
 def refresh_jobs():
+    from .models import JobsRefresh
+
     body = parse_model(JobsRefresh, json_object(router))
     return _fetch_result("refresh", jobs.refresh(body.query))
 
@@ -149,6 +153,8 @@ def email_queue():
              openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
              middlewares=EMAILS, summary="Retry a failed email (failed → pending)")
 def retry_email():
+    from .models import EmailAction
+
     body = parse_model(EmailAction, json_object(router))
     email = mail.retry(body.emailId)
     activity.record(principal(router).user_id, "email.retry", "email", body.emailId,
@@ -160,6 +166,8 @@ def retry_email():
              openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
              middlewares=EMAILS, summary="Cancel a pending email")
 def cancel_email():
+    from .models import EmailAction
+
     body = parse_model(EmailAction, json_object(router))
     email = mail.cancel(body.emailId)
     activity.record(principal(router).user_id, "email.cancel", "email", body.emailId,
@@ -178,6 +186,8 @@ def email_stats():
              openapi_extensions=doc(body=_M + "TestEmail", response=_M + "TestEmailOut"),
              description="Body {template, to?}: one of the twelve template kinds; to defaults to the caller.")
 def test_email():
+    from .models import TestEmail
+
     body = parse_model(TestEmail, json_object(router))
     me = principal(router)
     result = mail.send_test(body.template, body.to or me.email)

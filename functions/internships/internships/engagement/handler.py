@@ -7,7 +7,6 @@ from lambdakit.http import json_object, parse_model, query
 from lambdakit.openapi import doc
 
 from ..announcements import service as announcements
-from ..announcements.models import MarkRead
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
 from ..jobs import service as jobs
@@ -54,6 +53,8 @@ def get_notifications():
              openapi_extensions=doc(body="internships.announcements.models:MarkRead",
                                     response="internships.announcements.models:ReadResult"))
 def post_notifications():
+    from ..announcements.models import MarkRead
+
     me = principal(router)
     body = parse_model(MarkRead, json_object(router))
     return ok(notifications.mark_read(me.user_id, me.role, body.announcementId, body.notificationId))

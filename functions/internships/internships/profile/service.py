@@ -21,8 +21,10 @@ logger = logging.getLogger("internships.profile")
 EXT = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
 
 
-def get(p) -> dict:
-    u = users.get_user(p.user_id)
+def get(p, user: dict | None = None) -> dict:
+    """The caller's profile; ``user``: their item as authentication read it in this request (the same
+    eventually consistent read), else it is read here."""
+    u = user if user is not None else users.get_user(p.user_id)
     if not u:
         raise NotFound("User not found")
     return accounts.public_user(u)
