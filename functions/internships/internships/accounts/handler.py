@@ -9,7 +9,7 @@ from lambdakit.openapi import doc
 
 from ..auth import REFRESH_COOKIE, caller_item, principal, require_user, session_cookies
 from ..http import build_app, lambda_entry, ok
-from . import google, service
+from . import service
 
 router = APIGatewayHttpRouter()
 
@@ -107,6 +107,8 @@ def permissions():
                         "google_not_configured.",
              openapi_extensions=doc(redirect=True, public=True))
 def google_start():
+    from . import google  # lazily: the OpenID Connect client only these two routes use
+
     location, cookie = google.start(query(router, "next"))
     return Response(status_code=302, headers={"Location": location, "Cache-Control": "no-store"}, cookies=[cookie])
 
@@ -124,6 +126,8 @@ def google_start():
                         "(reasons: docs/internships-journey.md).",
              openapi_extensions=doc(redirect=True, public=True))
 def google_callback():
+    from . import google
+
     location, cookie_list = google.callback(
         code=query(router, "code"), state=query(router, "state"), error=query(router, "error"),
         state_cookie=cookies(router).get(google.STATE_COOKIE))

@@ -14,7 +14,6 @@ from .. import activity
 from ..announcements import service as announcements
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
-from ..jobs import service as jobs
 from ..mail import service as mail
 
 router = APIGatewayHttpRouter()
@@ -77,6 +76,8 @@ def delete_announcement(id: str):  # noqa: A002
             openapi_extensions=doc(query=_M + "PageQuery", response=_M + "AdminJob", list_key="jobs", paginated=True),
             description="Query page, limit; response total, pages and per-source counts.")
 def list_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return ok(jobs.admin_list(query(router, "page"), query(router, "limit")))
 
 
@@ -89,6 +90,8 @@ MAX_OLDER_THAN_DAYS = 36_500
                description="Query or body: jobId (one), olderThanDays (0..36500), or all=true; bulk deletes remove up to "
                            "200 oldest per call and answer more=true when more remain.")
 def delete_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     body = json_object(router, required=False)
     job_id = body.get("jobId") or query(router, "jobId")
     older = body.get("olderThanDays", query(router, "olderThanDays"))
@@ -117,6 +120,8 @@ def _fetch_result(kind: str, result: dict):
              openapi_extensions=doc(response=_M + "FetchOut"),
              middlewares=JOBS, summary="Fetch from the search API and all RSS feeds")
 def fetch_all():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return _fetch_result("fetch-all", jobs.fetch_all())
 
 
@@ -124,6 +129,8 @@ def fetch_all():
              openapi_extensions=doc(response=_M + "FetchOut"),
              middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds")
 def fetch_rss():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return _fetch_result("fetch-rss", jobs.fetch_rss())
 
 
@@ -131,6 +138,7 @@ def fetch_rss():
              openapi_extensions=doc(body=_M + "JobsRefresh", response=_M + "FetchOut"),
              description="Body {query}; 400 without it or when no search API is configured.")
 def refresh_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
     from .models import JobsRefresh
 
     body = parse_model(JobsRefresh, json_object(router))

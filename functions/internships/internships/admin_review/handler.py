@@ -11,7 +11,6 @@ from .. import activity
 from ..auth import principal, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
 from ..learning import service as milestones
-from . import service
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_review.models:"
@@ -55,6 +54,7 @@ def force_status(id: str):  # noqa: A002
              description="Every milestone must be reviewed and the enrollment active, unless {force: true}. "
                          "Idempotent for a completed enrollment.")
 def approve(id: str):  # noqa: A002
+    from . import service  # lazily: certificates and invoices only this route needs
     from .models import ApproveEnrollment
 
     p = principal(router)
