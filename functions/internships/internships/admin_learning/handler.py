@@ -12,7 +12,7 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 from ..admin_common.dates import iso_bounds
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
-from . import cert_templates, certificates, enrollments, invoices, resources, submissions
+from . import certificates, enrollments, invoices, resources, submissions
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_learning.models:"
@@ -196,6 +196,8 @@ def delete_resource(id: str):
                                    paginated=True),
             summary="List certificate templates", description="activeTemplateId names the one driving the PDF.")
 def list_templates():
+    from . import cert_templates  # lazily: the certificate layout model only these routes use
+
     q = list_request(router)
     items, total, nxt, active = cert_templates.list_templates(**q.window)
     return ok(list_body("templates", items, q, total, nxt, activeTemplateId=active))
@@ -209,6 +211,7 @@ def list_templates():
                          "body, signature_name, signature_title, footer, show_qr, border}, is_active?}. Text may "
                          "use {studentName} {domainName} {duration} {issueDate} {certificateId} {expiryAt}.")
 def create_template():
+    from . import cert_templates  # lazily: the certificate layout model only these routes use
     from .models import TemplateCreate
 
     body = parse_model(TemplateCreate, json_object(router))
@@ -219,6 +222,7 @@ def create_template():
             openapi_extensions=doc(body=_M + "TemplateUpdate", response=_M + "TemplateOut", errors=(409,)),
             summary="Update a certificate template", description="Partial; is_active true makes it the active one.")
 def put_template(id: str):
+    from . import cert_templates  # lazily: the certificate layout model only these routes use
     from .models import TemplateUpdate
 
     body = parse_model(TemplateUpdate, json_object(router))
