@@ -7,10 +7,9 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.http import client_ip, cookies, json_object, parse_model, query
 from lambdakit.openapi import doc
 
-from ..auth import REFRESH_COOKIE, principal, require_user, session_cookies
+from ..auth import REFRESH_COOKIE, caller_item, principal, require_user, session_cookies
 from ..http import build_app, lambda_entry, ok
-from . import google, service
-from .models import LoginRequest, RegisterRequest, ResetPasswordRequest
+from . import service
 
 router = APIGatewayHttpRouter()
 
@@ -28,6 +27,8 @@ def _auth_response(user: dict, tok: service.Tokens) -> Response:
                          "domains refused; 3/min per IP. Sets auth-token, refresh-token and csrf-token cookies.",
              openapi_extensions=doc(body="internships.accounts.models:RegisterRequest", response="internships.accounts.models:AuthResponse", errors=(409,), public=True))
 def register():
+    from .models import RegisterRequest
+
     data = parse_model(RegisterRequest, json_object(router))
     user, tok = service.register(data, client_ip(router))
     return _auth_response(user, tok)
@@ -41,6 +42,8 @@ def register():
                          "upgraded on success.",
              openapi_extensions=doc(body="internships.accounts.models:LoginRequest", response="internships.accounts.models:AuthResponse", errors=(401,), public=True))
 def login():
+    from .models import LoginRequest
+
     data = parse_model(LoginRequest, json_object(router))
     user, tok = service.login(data.email, data.password, client_ip(router))
     return _auth_response(user, tok)
@@ -76,6 +79,8 @@ def refresh():
              openapi_extensions=doc(body="internships.accounts.models:ResetPasswordRequest",
                                     response="internships.accounts.models:MessageResponse", public=True))
 def reset_password():
+    from .models import ResetPasswordRequest
+
     data = parse_model(ResetPasswordRequest, json_object(router))
     service.reset_password(data.token, data.password, client_ip(router))
     return ok({"success": True, "message": "Password updated; please sign in"}, headers={"Cache-Control": "no-store"})
@@ -84,8 +89,8 @@ def reset_password():
 @router.get("/api/auth/me", summary="The signed-in user", middlewares=[require_user],
              openapi_extensions=doc(response="internships.accounts.models:MeResponse"))
 def me():
-    user = service.get_user(principal(router).user_id)
-    return ok({"success": True, "user": service.public_user(user or {})})
+    # the user item authenticate read for this request (same eventually consistent read): not read twice
+    return ok({"success": True, "user": service.public_user(caller_item(router))})
 
 
 @router.get("/api/auth/permissions", summary="The caller's permission names", middlewares=[require_user],
@@ -102,6 +107,8 @@ def permissions():
                         "google_not_configured.",
              openapi_extensions=doc(redirect=True, public=True))
 def google_start():
+    from . import google  # lazily: the OpenID Connect client only these two routes use
+
     location, cookie = google.start(query(router, "next"))
     return Response(status_code=302, headers={"Location": location, "Cache-Control": "no-store"}, cookies=[cookie])
 
@@ -119,6 +126,8 @@ def google_start():
                         "(reasons: docs/internships-journey.md).",
              openapi_extensions=doc(redirect=True, public=True))
 def google_callback():
+    from . import google
+
     location, cookie_list = google.callback(
         code=query(router, "code"), state=query(router, "state"), error=query(router, "error"),
         state_cookie=cookies(router).get(google.STATE_COOKIE))

@@ -11,9 +11,7 @@ from lambdakit.pagination import page_meta, page_request
 from .. import activity
 from ..auth import principal, require_permission, require_roles
 from ..catalog import service as domains
-from ..catalog.models import DomainIn, DomainPatch
 from ..coupons import service as coupons
-from ..coupons.models import CouponIn, CouponPatch
 from ..http import build_app, lambda_entry, ok
 
 router = APIGatewayHttpRouter()
@@ -39,6 +37,8 @@ def list_domains():
                                     errors=(409,)),
              summary="Create a domain", middlewares=[DOMAIN_ADMINS])
 def create_domain():
+    from ..catalog.models import DomainIn
+
     d = domains.create(parse_model(DomainIn, json_object(router)))
     activity.record(_admin(), "create", "domain", d["id"], after=d)
     return ok({"success": True, "domain": domains.admin_view(d)}, status=201)
@@ -56,6 +56,8 @@ def get_domain(id: str):  # noqa: A002
                                    errors=(409,)),
             summary="Update a domain (partial)", middlewares=[DOMAIN_ADMINS])
 def update_domain(id: str):  # noqa: A002
+    from ..catalog.models import DomainPatch
+
     old, new = domains.update(id, parse_model(DomainPatch, json_object(router)))
     activity.record(_admin(), "update", "domain", id, before=old, after=new)
     return ok({"success": True, "domain": domains.admin_view(new)})
@@ -85,6 +87,8 @@ def list_coupons():
                                     errors=(409,)),
              summary="Create a coupon", middlewares=[COUPON_ADMINS])
 def create_coupon():
+    from ..coupons.models import CouponIn
+
     c = coupons.create(parse_model(CouponIn, json_object(router)))
     activity.record(_admin(), "create", "coupon", c["id"], after=c)
     return ok({"success": True, "coupon": coupons.admin_view(c)}, status=201)
@@ -102,6 +106,8 @@ def get_coupon(id: str):  # noqa: A002
                                    errors=(409,)),
             summary="Update a coupon (partial)", middlewares=[COUPON_ADMINS])
 def update_coupon(id: str):  # noqa: A002
+    from ..coupons.models import CouponPatch
+
     old, new = coupons.update(id, parse_model(CouponPatch, json_object(router)))
     activity.record(_admin(), "update", "coupon", id, before=old, after=new)
     return ok({"success": True, "coupon": coupons.admin_view(new)})

@@ -12,12 +12,9 @@ from lambdakit.openapi import doc
 
 from .. import activity
 from ..announcements import service as announcements
-from ..announcements.models import AnnouncementCreate, AnnouncementUpdate
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
-from ..jobs import service as jobs
 from ..mail import service as mail
-from .models import EmailAction, JobsRefresh, TestEmail
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_engagement.models:"
@@ -42,6 +39,8 @@ def list_announcements():
              description="Spec snake_case shape; allowed values validated (400 otherwise). send_email queues one "
                          "email per audience member when the announcement is live.")
 def create_announcement():
+    from ..announcements.models import AnnouncementCreate
+
     body = parse_model(AnnouncementCreate, json_object(router))
     a = announcements.create(principal(router).user_id, body)
     return ok({"success": True, "announcement": a}, status=201)
@@ -59,6 +58,8 @@ def get_announcement(id: str):  # noqa: A002
                                    "AnnouncementOut", errors=(409,)),
             middlewares=ANN, summary="Update an announcement (partial)")
 def update_announcement(id: str):  # noqa: A002
+    from ..announcements.models import AnnouncementUpdate
+
     body = parse_model(AnnouncementUpdate, json_object(router))
     return ok({"success": True, "announcement": announcements.update(principal(router).user_id, id, body)})
 
@@ -75,6 +76,8 @@ def delete_announcement(id: str):  # noqa: A002
             openapi_extensions=doc(query=_M + "PageQuery", response=_M + "AdminJob", list_key="jobs", paginated=True),
             description="Query page, limit; response total, pages and per-source counts.")
 def list_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return ok(jobs.admin_list(query(router, "page"), query(router, "limit")))
 
 
@@ -87,6 +90,8 @@ MAX_OLDER_THAN_DAYS = 36_500
                description="Query or body: jobId (one), olderThanDays (0..36500), or all=true; bulk deletes remove up to "
                            "200 oldest per call and answer more=true when more remain.")
 def delete_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     body = json_object(router, required=False)
     job_id = body.get("jobId") or query(router, "jobId")
     older = body.get("olderThanDays", query(router, "olderThanDays"))
@@ -115,6 +120,8 @@ def _fetch_result(kind: str, result: dict):
              openapi_extensions=doc(response=_M + "FetchOut"),
              middlewares=JOBS, summary="Fetch from the search API and all RSS feeds")
 def fetch_all():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return _fetch_result("fetch-all", jobs.fetch_all())
 
 
@@ -122,6 +129,8 @@ def fetch_all():
              openapi_extensions=doc(response=_M + "FetchOut"),
              middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds")
 def fetch_rss():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return _fetch_result("fetch-rss", jobs.fetch_rss())
 
 
@@ -129,6 +138,9 @@ def fetch_rss():
              openapi_extensions=doc(body=_M + "JobsRefresh", response=_M + "FetchOut"),
              description="Body {query}; 400 without it or when no search API is configured.")
 def refresh_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+    from .models import JobsRefresh
+
     body = parse_model(JobsRefresh, json_object(router))
     return _fetch_result("refresh", jobs.refresh(body.query))
 
@@ -149,6 +161,8 @@ def email_queue():
              openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
              middlewares=EMAILS, summary="Retry a failed email (failed → pending)")
 def retry_email():
+    from .models import EmailAction
+
     body = parse_model(EmailAction, json_object(router))
     email = mail.retry(body.emailId)
     activity.record(principal(router).user_id, "email.retry", "email", body.emailId,
@@ -160,6 +174,8 @@ def retry_email():
              openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
              middlewares=EMAILS, summary="Cancel a pending email")
 def cancel_email():
+    from .models import EmailAction
+
     body = parse_model(EmailAction, json_object(router))
     email = mail.cancel(body.emailId)
     activity.record(principal(router).user_id, "email.cancel", "email", body.emailId,
@@ -178,6 +194,8 @@ def email_stats():
              openapi_extensions=doc(body=_M + "TestEmail", response=_M + "TestEmailOut"),
              description="Body {template, to?}: one of the twelve template kinds; to defaults to the caller.")
 def test_email():
+    from .models import TestEmail
+
     body = parse_model(TestEmail, json_object(router))
     me = principal(router)
     result = mail.send_test(body.template, body.to or me.email)

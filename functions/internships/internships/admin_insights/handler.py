@@ -12,7 +12,6 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
 from . import analytics, export, site_settings
-from .models import ExportRequest
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_insights.models:"
@@ -82,6 +81,8 @@ def get_conversion():
                          "streamed to S3 and the JSON response carries a presigned url (15 min). Cells a "
                          "spreadsheet would read as formulas are prefixed with a quote.")
 def post_export():
+    from .models import ExportRequest
+
     body = parse_model(ExportRequest, json_object(router))
     result = export.run(principal(router).user_id, body.entity, body.filters, body.delivery)
     if result["mode"] == "direct":

@@ -12,18 +12,7 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 from ..admin_common.dates import iso_bounds
 from ..auth import principal, require_permission
 from ..http import build_app, lambda_entry, ok
-from . import cert_templates, certificates, enrollments, invoices, resources, submissions
-from .models import (
-    CertificateAction,
-    EnrollmentUpdate,
-    InvoiceSend,
-    ResourceIn,
-    ResourcePatch,
-    SignRequest,
-    SubmissionDecision,
-    TemplateCreate,
-    TemplateUpdate,
-)
+from . import certificates, enrollments, invoices, resources, submissions
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_learning.models:"
@@ -61,6 +50,8 @@ def get_enrollment(id: str):
             description="Body {status?, admin_notes?, submission_email?}. Status moves pending→active, "
                         "pending|active→cancelled; completion only through approve.")
 def put_enrollment(id: str):
+    from .models import EnrollmentUpdate
+
     body = parse_model(EnrollmentUpdate, json_object(router))
     return ok({"success": True, "enrollment": enrollments.update(_me(), id, body.model_dump(exclude_unset=True))})
 
@@ -108,6 +99,8 @@ def list_milestone_submissions():
              openapi_extensions=doc(body=_M + "SubmissionDecision", response=_M + "DecisionOut", errors=(409,)),
              summary="Approve a final-project submission", description="id is the enrollment id; body {remarks?}.")
 def approve_submission(id: str):
+    from .models import SubmissionDecision
+
     body = parse_model(SubmissionDecision, json_object(router, required=False))
     return ok({"success": True, **submissions.decide(principal(router), id, True, body.remarks)})
 
@@ -116,6 +109,8 @@ def approve_submission(id: str):
              openapi_extensions=doc(body=_M + "SubmissionDecision", response=_M + "DecisionOut", errors=(409,)),
              summary="Reject a final-project submission", description="Body {remarks} (required).")
 def reject_submission(id: str):
+    from .models import SubmissionDecision
+
     body = parse_model(SubmissionDecision, json_object(router, required=False))
     return ok({"success": True, **submissions.decide(principal(router), id, False, body.remarks)})
 
@@ -139,6 +134,8 @@ def list_resources():
              description="Body {domain_id, week, position?, title, description?, resource_type, url | file_key, "
                          "is_active?}. 201.")
 def create_resource():
+    from .models import ResourceIn
+
     body = parse_model(ResourceIn, json_object(router))
     return ok({"success": True, "resource": resources.create(_me(), body.model_dump())}, 201)
 
@@ -161,6 +158,8 @@ def upload_resource():
              summary="Presigned upload URL",
              description="Body {filename, content_type, resource_type?} → {uploadUrl, method PUT, headers, key}.")
 def sign_resource():
+    from .models import SignRequest
+
     body = parse_model(SignRequest, json_object(router))
     return ok({"success": True, **resources.sign(_me(), body.filename, body.content_type, body.resource_type)})
 
@@ -177,6 +176,8 @@ def get_resource(id: str):
             openapi_extensions=doc(body=_M + "ResourcePatch", response=_M + "ResourceOut", errors=(409,)),
             summary="Update a resource", description="Partial: any field of the create body; null clears url/file_key.")
 def put_resource(id: str):
+    from .models import ResourcePatch
+
     body = parse_model(ResourcePatch, json_object(router))
     return ok({"success": True, "resource": resources.update(_me(), id, body.model_dump(exclude_unset=True))})
 
@@ -195,6 +196,8 @@ def delete_resource(id: str):
                                    paginated=True),
             summary="List certificate templates", description="activeTemplateId names the one driving the PDF.")
 def list_templates():
+    from . import cert_templates  # lazily: the certificate layout model only these routes use
+
     q = list_request(router)
     items, total, nxt, active = cert_templates.list_templates(**q.window)
     return ok(list_body("templates", items, q, total, nxt, activeTemplateId=active))
@@ -208,6 +211,9 @@ def list_templates():
                          "body, signature_name, signature_title, footer, show_qr, border}, is_active?}. Text may "
                          "use {studentName} {domainName} {duration} {issueDate} {certificateId} {expiryAt}.")
 def create_template():
+    from . import cert_templates  # lazily: the certificate layout model only these routes use
+    from .models import TemplateCreate
+
     body = parse_model(TemplateCreate, json_object(router))
     return ok({"success": True, "template": cert_templates.create(_me(), body.model_dump())}, 201)
 
@@ -216,6 +222,9 @@ def create_template():
             openapi_extensions=doc(body=_M + "TemplateUpdate", response=_M + "TemplateOut", errors=(409,)),
             summary="Update a certificate template", description="Partial; is_active true makes it the active one.")
 def put_template(id: str):
+    from . import cert_templates  # lazily: the certificate layout model only these routes use
+    from .models import TemplateUpdate
+
     body = parse_model(TemplateUpdate, json_object(router))
     return ok({"success": True, "template": cert_templates.update(_me(), id, body.model_dump(exclude_unset=True))})
 
@@ -242,6 +251,8 @@ def list_certificates():
              summary="Revoke a certificate", description="Body {reason?}. Verification then answers 404. 409 if "
                                                          "already revoked.")
 def revoke_certificate(id: str):
+    from .models import CertificateAction
+
     body = parse_model(CertificateAction, json_object(router, required=False))
     return ok({"success": True, "certificate": certificates.set_revoked(_me(), id, True, body.reason)})
 
@@ -274,6 +285,8 @@ def list_invoices():
              summary="Email an invoice", description="Body (optional) {to}; default the student's email. The PDF is "
                                                      "attached. 202 with the queued email id.")
 def send_invoice(id: str):
+    from .models import InvoiceSend
+
     body = parse_model(InvoiceSend, json_object(router, required=False))
     return ok({"success": True, **invoices.send(_me(), id, body.to)}, 202)
 

@@ -79,12 +79,6 @@ def count(name: str) -> int:
     return int((table().get("COUNTERS", name) or {}).get("count", 0))
 
 
-def counts(names: list[str]) -> dict[str, int]:
-    """Several counters in one BatchGetItem (missing ones are absent)."""
-    items = table().batch_get([("COUNTERS", n) for n in names])
-    return {i["sk"]: int(i.get("count", 0)) for i in items}
-
-
 def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None,
                 exists: Iterable[str] = ()) -> ConditionBase | None:
     from boto3.dynamodb.conditions import Attr
@@ -266,6 +260,15 @@ def set_submission(eid: str, status: str, remarks: str, admin_id: str, now: str)
         raise Conflict("The submission was already decided") from None
 
 
-def enrollments_by_ids(eids: list) -> dict[str, dict]:
-    keys = [(f"ENROLL#{e}", "ENROLL") for e in dict.fromkeys(eids) if e]
-    return {i["id"]: clean(i) for i in table().batch_get(keys)} if keys else {}
+def counts_and_enrollments(names: list[str], eids: list) -> tuple[dict[str, int], dict[str, dict]]:
+    """Several counters (missing ones are absent) and the enrollments of ``eids`` (by id) in one
+    BatchGetItem, eventually consistent; the two kinds of item told apart by their partition key."""
+    keys = [("COUNTERS", n) for n in names] + [(f"ENROLL#{e}", "ENROLL") for e in dict.fromkeys(eids) if e]
+    counters: dict[str, int] = {}
+    enrollments: dict[str, dict] = {}
+    for i in table().batch_get(keys):
+        if i["pk"] == "COUNTERS":
+            counters[i["sk"]] = int(i.get("count", 0))
+        else:
+            enrollments[i["id"]] = clean(i)
+    return counters, enrollments

@@ -72,7 +72,9 @@ def milestone_submissions(*, status, enrollment_id, offset, limit, cursor):
     flt = repo.attr_filter({"enrollment_id": enrollment_id} if enrollment_id else None)
     pk, index = (f"MILESTONES#{status}", "gsi1") if status else (plan.SUBMISSIONS_INDEX_PK, "gsi3")
     items, nxt = repo.page(pk, index, flt=flt, offset=offset, limit=limit, cursor=cursor)
-    counts = repo.counts([f"milestones#{s}" for s in plan.SUBMISSION_STATUSES])
+    # the counters and the page's enrollments: independent reads, one BatchGetItem
+    counts, enr = repo.counts_and_enrollments([f"milestones#{s}" for s in plan.SUBMISSION_STATUSES],
+                                              [m.get("enrollment_id") for m in items])
     counts = {s: counts.get(f"milestones#{s}", 0) for s in plan.SUBMISSION_STATUSES}
     if flt is not None:
         total, exact = repo.count_query(pk, index, flt=flt)
@@ -80,7 +82,6 @@ def milestone_submissions(*, status, enrollment_id, offset, limit, cursor):
         total, exact = counts[status] if status in counts else repo.count(f"milestones#{status}"), True
     else:
         total, exact = sum(counts.values()), True
-    enr = repo.enrollments_by_ids([m.get("enrollment_id") for m in items])
     for m in items:
         e = enr.get(m.get("enrollment_id")) or {}
         m["student_name"] = e.get("student_name")

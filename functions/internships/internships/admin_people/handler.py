@@ -12,7 +12,6 @@ from ..activity import service as activity_service
 from ..auth import principal, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
 from . import leads, roles, users
-from .models import FixAvatars, LeadConvert, LeadPatch, RoleChange, RoleUpdate, UserCreate, UserUpdate
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_people.models:"
@@ -42,6 +41,8 @@ def get_role(role: str):
                         "optional version for optimistic concurrency (409 on mismatch). manage_users and "
                         "manage_roles stay super_admin only.")
 def put_role(role: str):
+    from .models import RoleUpdate
+
     body = parse_model(RoleUpdate, json_object(router))
     me = principal(router)
     return ok({"success": True, "role": roles.update(me.user_id, role, body.permissions, reset=body.reset,
@@ -84,6 +85,8 @@ def list_users():
              description="Body {email, password, name, role (admin|super_admin|project_admin|reviewer; default "
                          "reviewer), phone?}. 201 with the user; 409 duplicate email.")
 def create_user():
+    from .models import UserCreate
+
     body = parse_model(UserCreate, json_object(router))
     return ok({"success": True, "user": users.create(_me(), body.model_dump())}, 201)
 
@@ -101,6 +104,8 @@ def get_user(id: str):
             description="Any profile field, plus disabled (boolean). Email and role are not editable here; "
                         "null clears an optional field.")
 def update_user(id: str):
+    from .models import UserUpdate
+
     body = parse_model(UserUpdate, json_object(router))
     return ok({"success": True, "user": users.update(_me(), id, body.model_dump(exclude_unset=True))})
 
@@ -117,6 +122,8 @@ def delete_user(id: str):
             openapi_extensions=doc(body=_M + "RoleChange", response=_M + "UserOut", errors=(409,)),
             summary="Change a user's role", description="Body {role}. Not your own; never the last super_admin.")
 def set_user_role(id: str):
+    from .models import RoleChange
+
     body = parse_model(RoleChange, json_object(router))
     return ok({"success": True, "user": users.set_role(_me(), id, body.role)})
 
@@ -147,6 +154,8 @@ def students():
              description="Rewrites avatar_url values on Google's image host to /api/proxy-image?url=<encoded>. "
                          "Body (optional) {dryRun, limit}. Idempotent.")
 def fix_google_avatars():
+    from .models import FixAvatars
+
     body = parse_model(FixAvatars, json_object(router, required=False))
     return ok({"success": True, **users.fix_google_avatars(_me(), dry_run=body.dryRun, limit=body.limit)})
 
@@ -173,6 +182,8 @@ def list_leads():
                          "emails a set-password link (also returned), marks the lead converted. 409 if already "
                          "converted or the email has an account.")
 def convert_lead(id: str):
+    from .models import LeadConvert
+
     body = parse_model(LeadConvert, json_object(router, required=False))
     return ok({"success": True, **leads.convert(_me(), id, body.model_dump(exclude_none=True))}, 201)
 
@@ -181,6 +192,8 @@ def convert_lead(id: str):
               openapi_extensions=doc(body=_M + "LeadPatch", response=_M + "LeadOut", errors=(409,)),
               summary="Update a lead", description="Body {status?, notes?}; status converted only via convert.")
 def patch_lead(id: str):
+    from .models import LeadPatch
+
     body = parse_model(LeadPatch, json_object(router))
     changes = body.model_dump(exclude_unset=True)
     if "status" in changes and changes["status"] is None:

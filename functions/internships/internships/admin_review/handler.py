@@ -11,9 +11,6 @@ from .. import activity
 from ..auth import principal, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
 from ..learning import service as milestones
-from ..learning.models import ForceStatus, ReviewMilestone
-from . import service
-from .models import ApproveEnrollment
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_review.models:"
@@ -26,6 +23,8 @@ _M = "internships.admin_review.models:"
              description="{remarks, action: approve (default) | reject}: submitted → reviewed | rejected; "
                          "409 when the milestone is not submitted.")
 def review(id: str):  # noqa: A002
+    from ..learning.models import ReviewMilestone
+
     p = principal(router)
     data = parse_model(ReviewMilestone, json_object(router, required=False))
     m = milestones.review(p, id, data)
@@ -39,6 +38,8 @@ def review(id: str):  # noqa: A002
                                     errors=(409,)),
              middlewares=[require_roles("admin", "super_admin")])
 def force_status(id: str):  # noqa: A002
+    from ..learning.models import ForceStatus
+
     p = principal(router)
     before, after = milestones.force_status(p, id, parse_model(ForceStatus, json_object(router)))
     activity.record(p.user_id, "milestone_force_status", "milestone", id,
@@ -53,6 +54,9 @@ def force_status(id: str):  # noqa: A002
              description="Every milestone must be reviewed and the enrollment active, unless {force: true}. "
                          "Idempotent for a completed enrollment.")
 def approve(id: str):  # noqa: A002
+    from . import service  # lazily: certificates and invoices only this route needs
+    from .models import ApproveEnrollment
+
     p = principal(router)
     data = parse_model(ApproveEnrollment, json_object(router, required=False))
     cert, created = service.approve(p, id, data.force)

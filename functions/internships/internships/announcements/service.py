@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
 from lambdakit.errors import BadRequest, Conflict, NotFound
@@ -28,7 +30,9 @@ from lambdakit.pagination import page_meta, page_request
 
 from .. import activity, people
 from . import repository as repo
-from .models import AnnouncementCreate, AnnouncementUpdate, DeliveryChannels
+
+if TYPE_CHECKING:
+    from .models import AnnouncementCreate, AnnouncementUpdate
 
 logger = logging.getLogger("internships.announcements")
 
@@ -112,11 +116,17 @@ def published_at(a: dict) -> str:
     return a["created_at"]
 
 
+def _default_channels() -> dict:
+    from .models import DeliveryChannels  # lazily: the models are not imported at cold start
+
+    return DeliveryChannels().model_dump()
+
+
 def student_view(a: dict, read: bool) -> dict:
     return {"id": a["id"], "title": a["title"], "content": a["content"], "type": a["type"],
             "category": a["category"], "priority": int(a.get("priority", 0)), "createdAt": published_at(a),
             "scheduledFor": a.get("scheduled_for"), "expiresAt": a.get("expires_at"),
-            "deliveryChannels": a.get("delivery_channels") or DeliveryChannels().model_dump(), "isRead": read}
+            "deliveryChannels": a.get("delivery_channels") or _default_channels(), "isRead": read}
 
 
 def list_for_user(user_id: str, role: str) -> dict:
@@ -154,7 +164,13 @@ def admin_view(a: dict) -> dict:
     return {k: a.get(k) for k in keys}
 
 
-DEFAULTS = {"type": "info", "category": "general", "target_audience": "all", "target_domains": [], "priority": 0,
+@cache
+def defaults() -> dict:
+    """The attributes a new announcement starts from (built once, on first use: ``DeliveryChannels`` is a
+    pydantic model, not built at import)."""
+    from .models import DeliveryChannels
+
+    return {"type": "info", "category": "general", "target_audience": "all", "target_domains": [], "priority": 0,
             "status": "active", "is_active": True, "scheduled_for": None, "expires_at": None,
             "delivery_channels": DeliveryChannels().model_dump(), "send_email": False}
 
@@ -171,7 +187,7 @@ def _check(a: dict) -> None:
 def create(admin_id: str, body: AnnouncementCreate) -> dict:
     data = body.model_dump(exclude_unset=True)
     now = clock.now_iso()
-    a = {**DEFAULTS, **{k: v for k, v in data.items() if v is not None}, "id": ids.sortable_id(),
+    a = {**defaults(), **{k: v for k, v in data.items() if v is not None}, "id": ids.sortable_id(),
          "created_by": admin_id, "created_at": now, "updated_at": now}
     if a["target_audience"] != "specific_domains":
         a["target_domains"] = a.get("target_domains") or []

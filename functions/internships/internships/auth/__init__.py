@@ -5,6 +5,8 @@
   ``require_permission(perm)``. The objects returned by the last two expose ``.roles`` /
   ``.permission`` so tests can walk every route's declared requirement.
 * ``principal(app)`` — the caller inside a route (after one of the middlewares ran).
+* ``caller_item(app)`` — the caller's user item as ``authenticate`` read it in this request
+  (eventually consistent, like ``accounts.repository.get_user``): routes that show it need not read it again.
 
 The access token comes from ``Authorization: Bearer`` or the ``auth-token`` cookie. A
 cookie-authenticated unsafe request must pass the CSRF check (``auth.csrf``). Anonymous → 401
@@ -74,7 +76,7 @@ def authenticate(app) -> Principal:
         override = repository.role_override(role)
     p = Principal(user_id=user["id"], role=role, email=user.get("email", ""), name=user.get("name", ""),
                   permissions=resolve(role, override))
-    app.append_context(principal=p)
+    app.append_context(principal=p, principal_item=user)
     return p
 
 
@@ -84,6 +86,15 @@ def principal(app) -> Principal:
     if not isinstance(p, Principal):
         return authenticate(app)
     return p
+
+
+def caller_item(app) -> dict:
+    """The caller's user item without its key and index attributes, read by ``authenticate`` in this
+    request (the route must declare one of the auth middlewares)."""
+    from .repository import clean
+
+    principal(app)
+    return clean(app.context["principal_item"])
 
 
 def optional_principal(app) -> Principal | None:

@@ -1,8 +1,11 @@
 """Reads the auth layer needs on every authenticated request: the user and the role override."""
 from __future__ import annotations
 
+from ..store import clean
 from ..store import table as _table
 from .permissions import role_key
+
+__all__ = ["clean", "role_override", "user_and_override"]
 
 
 def user_and_override(user_id: str, role_hint: str) -> tuple[dict | None, dict | None]:

@@ -7,10 +7,8 @@ from lambdakit.http import json_object, parse_model, query
 from lambdakit.openapi import doc
 
 from ..announcements import service as announcements
-from ..announcements.models import MarkRead
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
-from ..jobs import service as jobs
 from ..notifications import service as notifications
 
 router = APIGatewayHttpRouter()
@@ -54,6 +52,8 @@ def get_notifications():
              openapi_extensions=doc(body="internships.announcements.models:MarkRead",
                                     response="internships.announcements.models:ReadResult"))
 def post_notifications():
+    from ..announcements.models import MarkRead
+
     me = principal(router)
     body = parse_model(MarkRead, json_object(router))
     return ok(notifications.mark_read(me.user_id, me.role, body.announcementId, body.notificationId))
@@ -65,6 +65,8 @@ def post_notifications():
             openapi_extensions=doc(query="internships.jobs.models:JobsQuery",
                                    response="internships.jobs.models:JobsResponse"))
 def get_jobs():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     if query(router, "suggestions") in ("1", "true"):
         return ok(jobs.suggest(query(router, "q")))
     return ok(jobs.search(query(router, "keyword"), query(router, "location"), query(router, "page"),
@@ -79,6 +81,8 @@ def _job_id_from_request():
 @router.get("/api/jobs/saved", middlewares=AUTH, summary="The caller's saved jobs (newest first)",
             openapi_extensions=doc(response="internships.jobs.models:SavedJobs"))
 def get_saved():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return ok(jobs.saved(principal(router).user_id))
 
 
@@ -86,6 +90,8 @@ def get_saved():
              openapi_extensions=doc(body="internships.jobs.models:JobIdBody",
                                     response="internships.jobs.models:SaveResult"))
 def post_saved():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return ok(jobs.save(principal(router).user_id, _job_id_from_request()))
 
 
@@ -94,6 +100,8 @@ def post_saved():
                openapi_extensions=doc(query="internships.jobs.models:JobIdQuery",
                                       response="internships.jobs.models:SaveResult"))
 def delete_saved():
+    from ..jobs import service as jobs  # lazily: only the jobs routes
+
     return ok(jobs.unsave(principal(router).user_id, _job_id_from_request()))
 
 

@@ -10,7 +10,6 @@ from lambdakit.openapi import doc
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
 from . import service
-from .models import CreateEnrollment, SubmitProject, VerifyPayment
 
 router = APIGatewayHttpRouter()
 
@@ -26,6 +25,8 @@ router = APIGatewayHttpRouter()
                          "429 with Retry-After.",
              openapi_extensions=doc(body="internships.enrollments.models:CreateEnrollment", response="internships.enrollments.models:EnrollmentCreated", errors=(409, 429, 503)))
 def create():
+    from .models import CreateEnrollment
+
     data = parse_model(CreateEnrollment, json_object(router))
     return ok({"success": True, "enrollment": service.create(principal(router), data, ip=client_ip(router))})
 
@@ -43,6 +44,8 @@ def my_enrollments():
                          "signature is 400 and changes nothing.",
              openapi_extensions=doc(body="internships.enrollments.models:VerifyPayment", response="internships.enrollments.models:EnrollmentResult", errors=(409, 503)))
 def verify_payment():
+    from .models import VerifyPayment
+
     data = parse_model(VerifyPayment, json_object(router))
     return ok(service.verify_payment(principal(router), data))
 
@@ -50,6 +53,8 @@ def verify_payment():
 @router.post("/api/enrollments/<id>/submit", summary="Submit the final project", middlewares=[require_user],
              openapi_extensions=doc(body="internships.enrollments.models:SubmitProject", response="internships.enrollments.models:EnrollmentResult", errors=(409,)))
 def submit(id: str):  # noqa: A002
+    from .models import SubmitProject
+
     data = parse_model(SubmitProject, json_object(router))
     return ok({"success": True, "message": "Final project submitted",
                "enrollment": service.submit_project(principal(router), id, data)})

@@ -9,7 +9,6 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
 from . import service
-from .models import SubmitMilestone
 
 router = APIGatewayHttpRouter()
 
@@ -27,6 +26,8 @@ def list_milestones():
                          "active; 409 otherwise.",
              openapi_extensions=doc(body="internships.learning.models:SubmitMilestone", response="internships.learning.models:MilestoneSubmitted", errors=(409,)))
 def submit(id: str):  # noqa: A002
+    from .models import SubmitMilestone
+
     data = parse_model(SubmitMilestone, json_object(router))
     return ok({"success": True, "message": "Milestone submitted",
                "milestone": service.submit(principal(router), id, data)})

@@ -191,12 +191,17 @@ def stats_days(first_day: str, last_day: str) -> list[dict]:
 
 
 # ---------------------------------------------------------------- templates and settings
-def template_override(kind: str) -> dict | None:
-    return table().get(f"EMAILTPL#{kind}", "TEMPLATE")
-
-
-def site_settings() -> dict:
-    return table().get("SETTINGS", "SITE") or {}
+def template_and_site(kind: str) -> tuple[dict | None, dict]:
+    """The stored override of template ``kind`` (``None``: the default) and the site settings (``{}``
+    when unset), in one BatchGetItem (eventually consistent)."""
+    tpl_key = f"EMAILTPL#{kind}"
+    tpl, site = None, {}
+    for item in table().batch_get([(tpl_key, "TEMPLATE"), ("SETTINGS", "SITE")]):
+        if item["pk"] == tpl_key:
+            tpl = item
+        else:
+            site = item
+    return tpl, site
 
 
 # ---------------------------------------------------------------- SQS / S3 / providers

@@ -82,8 +82,8 @@ def render_email(email: dict) -> tuple[str, str]:
     kind = email["template"]
     if kind not in ALL_KINDS:
         raise PermanentFailure(f"unknown template {kind}")
-    tpl = repo.template_override(kind) or DEFAULTS[kind]
-    site = repo.site_settings()
+    override, site = repo.template_and_site(kind)  # independent reads: one BatchGetItem
+    tpl = override or DEFAULTS[kind]
     data = {"siteName": site.get("siteName") or "Internship Programme", **(email.get("data") or {})}
     s = settings()
     base = (s.frontend_url or s.public_base_url).rstrip("/")

@@ -8,10 +8,9 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.http import header, json_object, parse_model, query, raw_body
 from lambdakit.openapi import FILE_STORE_NOTE, doc
 
-from ..auth import principal, require_user
+from ..auth import caller_item, principal, require_user
 from ..http import build_app, lambda_entry, ok
 from . import service
-from .models import ProfileUpdate
 
 router = APIGatewayHttpRouter()
 
@@ -19,13 +18,15 @@ router = APIGatewayHttpRouter()
 @router.get("/api/profile", summary="The caller's full profile", middlewares=[require_user],
              openapi_extensions=doc(response="internships.profile.models:ProfileResponse"))
 def get_profile():
-    return ok({"success": True, "profile": service.get(principal(router))})
+    return ok({"success": True, "profile": service.get(principal(router), caller_item(router))})
 
 
 @router.put("/api/profile", summary="Update the profile (email and role are immutable)",
             middlewares=[require_user],
              openapi_extensions=doc(body="internships.profile.models:ProfileUpdate", response="internships.profile.models:ProfileResponse"))
 def update_profile():
+    from .models import ProfileUpdate
+
     data = parse_model(ProfileUpdate, json_object(router))
     return ok({"success": True, "profile": service.update(principal(router), data)})
 

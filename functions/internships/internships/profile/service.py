@@ -7,7 +7,7 @@ import http.client
 import logging
 from urllib.parse import urlsplit
 
-from lambdakit import clock, multipart, ssrf
+from lambdakit import clock
 from lambdakit.errors import ApiError, BadRequest, NotFound
 from lambdakit.security import random_token
 
@@ -21,8 +21,10 @@ logger = logging.getLogger("internships.profile")
 EXT = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
 
 
-def get(p) -> dict:
-    u = users.get_user(p.user_id)
+def get(p, user: dict | None = None) -> dict:
+    """The caller's profile; ``user``: their item as authentication read it in this request (the same
+    eventually consistent read), else it is read here."""
+    u = user if user is not None else users.get_user(p.user_id)
     if not u:
         raise NotFound("User not found")
     return accounts.public_user(u)
@@ -48,6 +50,8 @@ def update(p, data) -> dict:
 
 
 def upload_avatar(p, body: bytes, content_type: str | None) -> str:
+    from lambdakit import multipart  # lazily: the avatar routes only (cold start of the profile reads)
+
     limit = settings().avatar_max_bytes
     form = multipart.parse(body, content_type, max_bytes=limit + 64 * 1024)
     f = form.files.get("file")
@@ -104,6 +108,8 @@ def allowed_hosts() -> set[str]:
 
 
 def check_proxy_url(url: str | None) -> str:
+    from lambdakit import ssrf  # lazily: the proxy route only
+
     if not url or len(url) > 2048:
         raise BadRequest("url is required")
     try:
@@ -122,6 +128,8 @@ def check_proxy_url(url: str | None) -> str:
 def proxy_image(url: str | None) -> tuple[bytes, str]:
     """Fetch an allow-listed avatar through ``lambdakit.ssrf.fetch``: pinned to the address the
     SSRF check approved (no second DNS resolution), no redirects followed."""
+    from lambdakit import multipart, ssrf
+
     url = check_proxy_url(url)
     try:
         resp = ssrf.fetch(url, headers={"User-Agent": "internships-avatar-proxy/1.0", "Accept": "image/*"},
