@@ -118,14 +118,15 @@ def test_webhook_event_validation():
 def test_link_signing_secret_from_its_arn(campaigns_app):
     """Deployed, the signing key comes from Secrets Manager (through the shared client), once per ARN."""
     from campaigns.sending import tokens
-    from lambdakit import aws
+    from lambdakit import aws, secrets
 
     sm = aws.client("secretsmanager")
     arn = sm.create_secret(Name=f"link-key-{id(sm)}", SecretString="s3cr3t-link-key")["ARN"]
-    tokens._secret_from_arn.cache_clear()
+    secrets.forget()
     try:
         assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"
         sm.put_secret_value(SecretId=arn, SecretString="rotated")
-        assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"  # read once per container
+        assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"  # cached for the container (an hour)
+        assert secrets._get_provider().client is sm  # noqa: SLF001 - the shared client
     finally:
-        tokens._secret_from_arn.cache_clear()
+        secrets.forget()

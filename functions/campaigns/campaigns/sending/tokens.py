@@ -12,23 +12,19 @@ from __future__ import annotations
 
 import base64
 import json
-from functools import lru_cache
 
 from lambdakit.security import sign_token, verify_token
 
 from ..settings import settings
 
 
-@lru_cache(maxsize=8)
 def _secret_from_arn(arn: str) -> str:
-    # Read once per container (the ARN is fixed for a container's life), through the process's
-    # shared client (lambdakit.aws: botocore's data cut). Powertools' get_secret built a second
-    # boto3 session on botocore's full data and imported every parameter provider (cold start).
-    # Same value as get_secret: the SecretString (a binary secret's bytes otherwise).
-    from lambdakit import aws
+    # Cached per container for an hour (lambdakit.secrets: Powertools' SecretsProvider on the
+    # process's shared client, botocore's data cut; the default get_secret built a second
+    # session on botocore's full data).
+    from lambdakit import secrets
 
-    value = aws.client("secretsmanager").get_secret_value(SecretId=arn)
-    return value["SecretString"] if "SecretString" in value else value["SecretBinary"]
+    return secrets.secret_string(arn, max_age=3600)
 
 
 def signing_secret() -> str:

@@ -1,40 +1,20 @@
-"""Secrets Manager reads, cached per process for a few minutes (like the Lambda secrets extension).
+"""Secrets Manager reads of the auth package: ``lambdakit.secrets`` (Powertools' SecretsProvider on
+the shared client, cached five minutes like the Lambda secrets extension).
 
-Data-access module: the only place in the auth package that talks to AWS for secrets.
+Data-access module: the only place in the auth package that reads secrets.
 """
 from __future__ import annotations
 
-import json
-import threading
-
-from lambdakit import aws, clock
-
-_TTL = 300.0
-_cache: dict[str, tuple[float, str]] = {}
-_lock = threading.Lock()
+from lambdakit import secrets
 
 
 def secret_string(arn: str) -> str:
-    now = clock.now_ts()
-    with _lock:
-        hit = _cache.get(arn)
-        if hit and now - hit[0] < _TTL:
-            return hit[1]
-    value = aws.client("secretsmanager").get_secret_value(SecretId=arn)["SecretString"]
-    with _lock:
-        _cache[arn] = (now, value)
-    return value
+    return secrets.secret_string(arn)
 
 
 def secret_json(arn: str) -> dict:
-    raw = secret_string(arn)
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+    return secrets.secret_json(arn)
 
 
 def forget() -> None:
-    with _lock:
-        _cache.clear()
+    secrets.forget()

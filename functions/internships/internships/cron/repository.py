@@ -1,16 +1,12 @@
 """Cron data access: the bearer secret (Secrets Manager) and per-day run records."""
 from __future__ import annotations
 
-import threading
-
-from lambdakit import aws, clock
+from lambdakit import clock, secrets
 from lambdakit.ddb import Table
 
 from ..settings import settings
 
-_lock = threading.Lock()
-_cache: dict[str, tuple[float, str]] = {}
-SECRET_TTL = 300.0
+SECRET_TTL = 300
 
 
 def table() -> Table:
@@ -25,16 +21,7 @@ def cron_secret() -> str | None:
     arn = s.cron_secret_arn
     if not arn:
         return None
-    now = clock.now_ts()
-    with _lock:
-        hit = _cache.get(arn)
-        if hit and hit[0] > now:
-            return hit[1]
-    value = aws.client("secretsmanager").get_secret_value(SecretId=arn).get("SecretString") or None
-    if value:
-        with _lock:
-            _cache[arn] = (now + SECRET_TTL, value)
-    return value
+    return secrets.secret_string(arn, max_age=SECRET_TTL) or None
 
 
 def record_run(job: str, day: str, result: dict) -> None:
