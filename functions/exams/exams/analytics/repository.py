@@ -66,6 +66,30 @@ def item_stats(test_id: str) -> dict[str, dict]:
     return {i["sk"][len("ISTAT#"):]: i for i in table().query_all(f"TEST#{test_id}", sk_prefix="ISTAT#")}
 
 
+def test_with_item_stats(test_id: str) -> tuple[dict | None, list[dict], dict | None, dict[str, dict]]:
+    """The test (``META``), its paper (``PAPER#``), its answer key (``KEY``, ``KEY#<nnnn>``) and its
+    item statistics (``ISTAT#``) in one query (eventually consistent, like each of their own reads):
+    their sort keys lie side by side from ``ISTAT#`` to ``PAPER#``; anything else between is ignored.
+    ``(test without keys or None, questions, key or None, {question id: item statistics})``."""
+    from ..tests.repository import merge_key
+
+    meta: dict | None = None
+    questions: list[dict] = []
+    stats: dict[str, dict] = {}
+    keys: list[dict] = []
+    for i in table().query_all(f"TEST#{test_id}", sk_between=("ISTAT#", "PAPER$")):
+        sk = i["sk"]
+        if sk == "META":
+            meta = strip_keys(i)
+        elif sk.startswith("PAPER#"):
+            questions.extend(i.get("questions") or [])
+        elif sk.startswith("ISTAT#"):
+            stats[sk[len("ISTAT#"):]] = i
+        elif sk.startswith("KEY"):
+            keys.append(i)
+    return meta, questions, merge_key(keys), stats
+
+
 def many_test_stats(test_ids: list[str]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     keys = [(f"TEST#{t}", "STATS") for t in test_ids] + [(f"TATT#{t}", "COUNT") for t in test_ids]
