@@ -49,8 +49,8 @@ def fold(attempt: dict, test_add: dict, per_q: dict[str, dict], *, day: str, ttl
     return applied
 
 
-def activity(day: str, client_id: str | None) -> dict:
-    return table().get(f"ACT#{day}", f"CLIENT#{client_id}" if client_id else "GLOBAL") or {}
+def activity_key(day: str, client_id: str | None) -> tuple[str, str]:
+    return f"ACT#{day}", f"CLIENT#{client_id}" if client_id else "GLOBAL"
 
 
 def org_rank() -> dict[str, int]:
