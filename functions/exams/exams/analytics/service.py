@@ -8,7 +8,6 @@ from lambdakit import clock
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
 from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_scope, tenant_student
-from . import itemstats
 from . import repository as repo
 
 FOLD_TTL_SECONDS = 15 * 86400
@@ -17,6 +16,7 @@ FOLD_TTL_SECONDS = 15 * 86400
 # ------------------------------------------------------------------ worker
 def fold_attempt(attempt_id: str) -> int:
     from ..attempts import repository as arepo
+    from . import itemstats
 
     a = arepo.get(attempt_id, consistent=True)
     if not a or a.get("status") != "submitted" or int(a.get("pending_manual") or 0) > 0:
@@ -36,6 +36,7 @@ def _r(x: Any, nd: int = 6) -> Any:
 
 def test_analytics(p: Principal, test_id: str) -> dict:
     from ..attempts import repository as arepo
+    from . import itemstats  # item statistics (and grading's definitions): only the analytics routes
 
     key_item, t = arepo.test_key_and_meta(test_id)
     if not t or t.get("deleted_at"):
