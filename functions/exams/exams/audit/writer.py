@@ -74,8 +74,8 @@ def login_marker(user_id: str | None, auth_time: int | None) -> tuple[str, str] 
     ``login`` entry written (``None`` otherwise): read with the profile (one BatchGetItem), a
     marker found means the entry exists and ``login_recorded`` spares the refused write."""
     key = _login_key(user_id, auth_time)
-    if key is None or key in _seen_logins or len(key.encode()) > 1024:  # 1024: DynamoDB's key limit
-        return None
+    if key is None or key in _seen_logins or len(key.encode("utf-8", "surrogatepass")) > 2048:
+        return None  # 2048 bytes: DynamoDB's partition key limit (such a marker is never written)
     return key, "SEEN"
 
 
