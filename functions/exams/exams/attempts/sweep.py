@@ -2,7 +2,7 @@
 their saved answers. Reads the sparse ``OPEN#<shard>`` index only (never scans)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from lambdakit import clock
 from lambdakit.observability import count, worker_entry
@@ -16,28 +16,12 @@ from .submission import auto_submit
 PER_SHARD = 200
 
 
-def _per_shard(read: Callable[[int], list[dict]]) -> Iterator[list[dict]]:
-    """``read(shard)`` of every shard, in shard order. The reads are independent, so they are sent
-    at once (one round trip instead of one per shard); each result, or its failure, is handed over
-    in turn, so shards before a failed read are processed exactly as when read one by one."""
-    n = settings().sweep_shards
-    if n <= 1:
-        yield from (read(shard) for shard in range(n))
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(read, shard) for shard in range(n)]
-        for f in futures:
-            yield f.result()
-
-
 def run() -> dict:
     s = settings()
     cutoff = paper.iso_at(clock.now_ts() - s.answer_grace_seconds)
     submitted = seen = 0
-    for due in _per_shard(lambda shard: repo.due(shard, cutoff, PER_SHARD)):
-        for item in due:
+    for shard in range(s.sweep_shards):
+        for item in repo.due(shard, cutoff, PER_SHARD):
             seen += 1
             try:
                 if auto_submit(item["id"], "deadline"):
@@ -53,8 +37,8 @@ def requeue_folds() -> int:
     ``AnalyticsFoldsRequeued`` metric. A queue still refusing leaves the entry for the next run."""
     cutoff = int(clock.now_ts()) - repo.FOLD_DUE_AFTER
     n = 0
-    for due in _per_shard(lambda shard: repo.folds_due(shard, cutoff, PER_SHARD)):
-        for item in due:
+    for shard in range(settings().sweep_shards):
+        for item in repo.folds_due(shard, cutoff, PER_SHARD):
             try:
                 repo.enqueue_analytics({"type": "attempt_graded", "attempt_id": item["sk"],
                                         "test_id": item.get("test_id")})
