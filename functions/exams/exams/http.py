@@ -94,12 +94,15 @@ def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
                        headers={"Retry-After": str(shown.retry_after)})
 
 
-def _maintenance(principal) -> None:
+def _maintenance(principal, read: dict[tuple[str, str], dict] | None) -> None:
+    """503 in maintenance mode (super admins pass). ``read``: the items the authentication read
+    already (the settings item read with the profile; absent from it: not stored), ``None``: read now."""
     from .controls import platform
+    from .controls.repository import SETTINGS_KEY
 
     if principal is not None and principal.is_super_admin:
         return
-    cfg = platform.current()
+    cfg = platform.current() if read is None else platform.from_item(read.get(SETTINGS_KEY))
     if cfg.get("maintenance_mode"):
         msg = cfg.get("announcement_banner") or "The service is undergoing maintenance. Please try again later."
         raise ApiError("Service temporarily unavailable", code="SERVICE_UNAVAILABLE", status=503,
@@ -132,11 +135,16 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
         _rate_limit(subject, route_path, headers)
         if rejected is not None:
             raise reject(rejected, ip)
-        principal = principal_for(ident, ip) if ident else None
+        principal, read = None, None
+        if ident:
+            from .controls.repository import SETTINGS_KEY
+
+            # the platform settings item (maintenance mode) is read with the profile: one call
+            principal, read = principal_for(ident, ip, also=(SETTINGS_KEY,))
         app.append_context(**{CONTEXT_KEY: AuthState(token_present=token is not None, identity=ident,
                                                       principal=principal)})
         if not public:
-            _maintenance(principal)
+            _maintenance(principal, read)
         policy.check(route_key, principal, has_identity=ident is not None)
         resp = next_middleware(app)
     except ApiError as err:

@@ -119,3 +119,30 @@ def test_login_audited_once_per_sign_in_and_rejections_audited(exams_app, exam_u
     rejected = r.json()["data"]
     assert len(rejected) == 1 and rejected[0]["ip_address"] == "198.51.100.9" and rejected[0]["success"] is False
     assert "INVALID_TOKEN" in rejected[0]["metadata"]
+
+
+def test_a_cold_process_reads_the_login_marker_with_the_profile_and_writes_nothing(exams_app, exam_users,
+                                                                                   monkeypatch):
+    """Issue 21: a new process (empty login memory) reads the caller's profile, the sign-in's login
+    marker and the platform settings in one BatchGetItem; the marker found, no refused login write is
+    sent, and the sign-in still has exactly one login entry."""
+    from exams.audit import writer
+    from lambdakit import aws
+
+    ca = exam_users.client_admin(exam_users.client(name="Cold")["id"])
+    assert exams_app.exams.get("/api/tests", headers=ca.headers).status == 200  # the sign-in's entry
+    monkeypatch.setattr(writer, "_seen_logins", {})  # a cold process
+    calls: list[str] = []
+    ddb = aws.client("dynamodb")
+    ddb.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name),
+                             unique_id="cold-login-count")
+    try:
+        assert exams_app.exams.get("/api/tests", headers=ca.headers).status == 200
+    finally:
+        ddb.meta.events.unregister("before-call.dynamodb", unique_id="cold-login-count")
+    assert "TransactWriteItems" not in calls and "GetItem" not in calls[:calls.index("BatchGetItem")], calls
+    assert calls.count("BatchGetItem") == 1 and calls.count("GetItem") == 1, calls  # + the list's total
+    sa = exam_users.super_admin()
+    r = exams_app.exams.get("/api/superadmin/audit-logs", headers=sa.headers, query={"action": "login",
+                                                                                      "user_id": ca.id})
+    assert len(r.json()["data"]) == 1

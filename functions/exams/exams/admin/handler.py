@@ -12,7 +12,6 @@ from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import SUPER_ADMIN, require, signed_in
 from ..settings import settings
 from . import auditlog
-from .models import SettingsUpdate
 
 router = APIGatewayHttpRouter()
 
@@ -28,6 +27,8 @@ def get_settings():
             middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(body="exams.admin.models:SettingsUpdate", response="exams.admin.models:PlatformSettings", errors=(409, 503)))
 def put_settings():
+    from .models import SettingsUpdate
+
     body = parse_model(SettingsUpdate, json_object(router))
     changes = body.model_dump(exclude_unset=True)
     for k in ("maintenance_mode", "registration_enabled"):

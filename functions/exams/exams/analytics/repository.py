@@ -49,8 +49,8 @@ def fold(attempt: dict, test_add: dict, per_q: dict[str, dict], *, day: str, ttl
     return applied
 
 
-def activity(day: str, client_id: str | None) -> dict:
-    return table().get(f"ACT#{day}", f"CLIENT#{client_id}" if client_id else "GLOBAL") or {}
+def activity_key(day: str, client_id: str | None) -> tuple[str, str]:
+    return f"ACT#{day}", f"CLIENT#{client_id}" if client_id else "GLOBAL"
 
 
 def org_rank() -> dict[str, int]:
@@ -64,6 +64,30 @@ def test_stats(test_id: str) -> dict:
 
 def item_stats(test_id: str) -> dict[str, dict]:
     return {i["sk"][len("ISTAT#"):]: i for i in table().query_all(f"TEST#{test_id}", sk_prefix="ISTAT#")}
+
+
+def test_with_item_stats(test_id: str) -> tuple[dict | None, list[dict], dict | None, dict[str, dict]]:
+    """The test (``META``), its paper (``PAPER#``), its answer key (``KEY``, ``KEY#<nnnn>``) and its
+    item statistics (``ISTAT#``) in one query (eventually consistent, like each of their own reads):
+    their sort keys lie side by side from ``ISTAT#`` to ``PAPER#``; anything else between is ignored.
+    ``(test without keys or None, questions, key or None, {question id: item statistics})``."""
+    from ..tests.repository import merge_key
+
+    meta: dict | None = None
+    questions: list[dict] = []
+    stats: dict[str, dict] = {}
+    keys: list[dict] = []
+    for i in table().query_all(f"TEST#{test_id}", sk_between=("ISTAT#", "PAPER$")):
+        sk = i["sk"]
+        if sk == "META":
+            meta = strip_keys(i)
+        elif sk.startswith("PAPER#"):
+            questions.extend(i.get("questions") or [])
+        elif sk.startswith("ISTAT#"):
+            stats[sk[len("ISTAT#"):]] = i
+        elif sk.startswith("KEY"):
+            keys.append(i)
+    return meta, questions, merge_key(keys), stats
 
 
 def many_test_stats(test_ids: list[str]) -> dict[str, dict]:

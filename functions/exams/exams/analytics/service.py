@@ -8,7 +8,6 @@ from lambdakit import clock
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
 from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_scope, tenant_student
-from . import itemstats
 from . import repository as repo
 
 FOLD_TTL_SECONDS = 15 * 86400
@@ -17,6 +16,7 @@ FOLD_TTL_SECONDS = 15 * 86400
 # ------------------------------------------------------------------ worker
 def fold_attempt(attempt_id: str) -> int:
     from ..attempts import repository as arepo
+    from . import itemstats
 
     a = arepo.get(attempt_id, consistent=True)
     if not a or a.get("status") != "submitted" or int(a.get("pending_manual") or 0) > 0:
@@ -36,6 +36,7 @@ def _r(x: Any, nd: int = 6) -> Any:
 
 def test_analytics(p: Principal, test_id: str) -> dict:
     from ..attempts import repository as arepo
+    from . import itemstats  # item statistics (and grading's definitions): only the analytics routes
 
     key_item, t = arepo.test_key_and_meta(test_id)
     if not t or t.get("deleted_at"):
@@ -149,13 +150,17 @@ def dashboard(p: Principal, client_id: str | None) -> dict:
 def _super_admin_dashboard() -> dict:
     from ..stats import counters
 
-    c = counters.read(None)
     today = clock.today()
-    act = repo.activity(today, None)
+    act_key = repo.activity_key(today, None)
+    c, found = counters.read_with(None, [act_key])  # the counters and today's activity: one call
+    act = found.get(act_key) or {}
     plans = {k.split("#", 1)[1]: int(v) for k, v in c.items() if k.startswith("plan#")}
     rank = repo.org_rank()
     top = sorted(rank.items(), key=lambda x: -x[1])[:10]
-    names = repo.clients([cid for cid, _ in top]) if top else {}
+    subs = _expiring_subs()
+    # the names of the top organisations and of the expiring subscriptions' clients: one BatchGetItem
+    wanted = list(dict.fromkeys([cid for cid, _ in top] + [s["client_id"] for s in subs]))
+    names = repo.clients(wanted) if wanted else {}
     started, submitted = int(_num(c, "attempts")), int(_num(c, "attempts_submitted"))
     return {
         "role": "super_admin",
@@ -163,7 +168,7 @@ def _super_admin_dashboard() -> dict:
                                                 "tests_published", "attempts", "attempts_submitted",
                                                 "proctoring_events")},
         "plan_distribution": plans,
-        "expiring_subscriptions": _expiring(),
+        "expiring_subscriptions": _expiring_rows(subs, names),
         "activity_today": {"date": today, "attempts_started": int(_num(act, "started")),
                            "attempts_submitted": int(_num(act, "submitted")),
                            "proctoring_events": int(_num(act, "events"))},
@@ -179,13 +184,21 @@ def _expiring(days: int = 30, limit: int = 100) -> list[dict]:
     """Subscriptions expiring within ``days`` (today included), soonest first, from the sparse
     expiry index: one query bounded by the date range and ``limit``, plus one BatchGetItem for
     the client names."""
+    subs = _expiring_subs(days, limit)
+    return _expiring_rows(subs, repo.clients([s["client_id"] for s in subs]) if subs else {})
+
+
+def _expiring_subs(days: int = 30, limit: int = 100) -> list[dict]:
     import datetime as _d
 
     from ..billing import repository as billing_repo
 
     horizon = (clock.now() + _d.timedelta(days=days)).strftime("%Y-%m-%d")
     subs, _more = billing_repo.expiring_between(clock.today(), horizon, limit)
-    names = repo.clients([s["client_id"] for s in subs]) if subs else {}
+    return subs
+
+
+def _expiring_rows(subs: list[dict], names: dict[str, dict]) -> list[dict]:
     return [{"client_id": s["client_id"], "name": (names.get(s["client_id"]) or {}).get("name"),
              "plan_id": s.get("plan_id"), "status": s.get("status"), "expiry_date": s.get("expiry_date")}
             for s in subs]
@@ -196,7 +209,9 @@ def _client_dashboard(cid: str) -> dict:
     from ..stats import counters
     from ..tests import repository as trepo
 
-    c = counters.read(cid)
+    act_key = repo.activity_key(clock.today(), cid)
+    c, found = counters.read_with(cid, [act_key])  # the counters and today's activity: one call
+    act = found.get(act_key) or {}
     submitted = int(_num(c, "attempts_submitted"))
     top_attempts = arepo.top_for_client(cid, 25)
     seen, top = set(), []
@@ -220,7 +235,6 @@ def _client_dashboard(cid: str) -> dict:
                           "attempts": int((s.get("count") or {}).get("started") or 0), "completed": n,
                           "average_percentage": round(float(s["stats"].get("pct_sum") or 0) / n, 4) if n else 0,
                           "pass_rate": round(100.0 * int(s["stats"].get("passed") or 0) / n, 4) if n else 0})
-    act = repo.activity(clock.today(), cid)
     return {
         "role": "client_admin", "client_id": cid,
         "counts": {k: int(_num(c, k)) for k in ("students", "client_admins", "questions", "tests", "tests_published",

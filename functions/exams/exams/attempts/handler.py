@@ -17,7 +17,6 @@ from . import grades as grades_
 from .guests import COOKIE as GUEST_COOKIE
 from .guests import GuestClient
 from .guests import cookie as guest_cookie
-from .models import BatchAnswer, GradesIn, SingleAnswer, StartIn, SubmitBody, SubmitIn
 
 router = APIGatewayHttpRouter()
 
@@ -38,6 +37,8 @@ def attempt_token() -> str | None:
              openapi_extensions=doc(body="exams.attempts.models:StartIn",
                                     response="exams.attempts.models:AttemptOut", status=201, errors=(409, 410, 503)))
 def start_attempt():
+    from .models import StartIn
+
     body = parse_model(StartIn, json_object(router))
     p = principal(router)
     client = None
@@ -85,6 +86,8 @@ def get_attempt(attemptId: str):
                          "(one attempt per batch, at most 99 entries).",
              openapi_extensions=doc(body="exams.attempts.models:BatchAnswers", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_batch():
+    from .models import BatchAnswer
+
     ev = router.current_event
     raw: str | bytes | None = ev.body
     if ev.is_base64_encoded and raw:
@@ -121,6 +124,8 @@ def get_answers(attemptId: str):
              middlewares=[optional_auth],
              openapi_extensions=doc(body="exams.attempts.models:SingleAnswer", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_one(attemptId: str):
+    from .models import SingleAnswer
+
     body = parse_model(SingleAnswer, json_object(router))
     d = {"question_id": body.question_id, "marked_for_review": body.marked_for_review, "time_spent": body.time_spent}
     if "student_answer" in body.model_fields_set:
@@ -132,6 +137,8 @@ def save_one(attemptId: str):
              middlewares=[optional_auth],
              openapi_extensions=doc(body="exams.attempts.models:SubmitIn", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit_rpc():
+    from .models import SubmitIn
+
     body = parse_model(SubmitIn, json_object(router))
     return ok(submission.submit(principal(router), body.attempt_id, attempt_token(), client_time_taken=body.time_taken),
               "Attempt submitted")
@@ -141,6 +148,8 @@ def submit_rpc():
              middlewares=[optional_auth],
              openapi_extensions=doc(body="exams.attempts.models:SubmitBody", body_optional=True, query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit(attemptId: str):
+    from .models import SubmitBody
+
     body = parse_model(SubmitBody, json_object(router, required=False))
     return ok(submission.submit(principal(router), attemptId, attempt_token(), client_time_taken=body.time_taken),
               "Attempt submitted")
@@ -151,6 +160,8 @@ def submit(attemptId: str):
             description="Body {grades: [{question_id, marks}]}; updates the score. Added route.",
             openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
 def grades(attemptId: str):
+    from .models import GradesIn
+
     body = parse_model(GradesIn, json_object(router))
     return ok(grades_.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
               "Grades saved")

@@ -44,7 +44,7 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
         authorize(p, a, token)
         return [present(a, trepo.get(a["test_id"]), p)], 1, None
     if test_id:
-        t = trepo.get(test_id)
+        t, counted = repo.test_and_count(test_id)  # the test and its attempt totals: one call
         if not t:
             raise NotFound("Test not found", code="TEST_NOT_FOUND",
                            details={"resource_type": "test", "resource_id": test_id})
@@ -52,7 +52,7 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
         if p.is_student:
             raise ApiError("Students list their own attempts (student_id)", code="FORBIDDEN", status=403)
         items, nxt = repo.page_for_test(test_id, page=page, limit=limit, cursor=cursor)
-        total = int(repo.count("TATT", test_id).get("started") or 0)
+        total = int(counted.get("started") or 0)
         return [present(i, t, p) for i in items], total, nxt
     sid = student_id or (p.user_id if p.is_student else None)
     if not sid:

@@ -86,6 +86,18 @@ def count(kind: str, owner_id: str) -> dict:
     return table().get(f"{kind}#{owner_id}", "COUNT") or {}
 
 
+def test_and_count(test_id: str) -> tuple[dict | None, dict]:
+    """The test (as ``tests.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
+    one BatchGetItem, eventually consistent like both."""
+    test, cnt = None, {}
+    for item in table().batch_get([(f"TEST#{test_id}", "META"), (f"TATT#{test_id}", "COUNT")]):
+        if item["sk"] == "META":
+            test = strip_keys(item)
+        else:
+            cnt = item
+    return test, cnt
+
+
 def top_for_client(client_id: str, limit: int) -> list[dict]:
     items, _ = table().query(f"TOP#{client_id}", index="gsi3", limit=limit, forward=False)
     return [strip_keys(i) for i in items]

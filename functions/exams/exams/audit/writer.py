@@ -59,12 +59,40 @@ def record(action: str, entity_type: str, entity_id: str | None, *, user_id: str
         logger.exception("audit write failed", extra={"action": action})
 
 
+def _login_key(user_id: str | None, auth_time: int | None) -> str | None:
+    return f"AUTHSEEN#{user_id}#{auth_time}" if user_id and auth_time is not None else None
+
+
+def _remember(dedup_key: str) -> None:
+    if len(_seen_logins) >= _SEEN_MAX:
+        _seen_logins.pop(next(iter(_seen_logins)))
+    _seen_logins[dedup_key] = None
+
+
+def login_marker(user_id: str | None, auth_time: int | None) -> tuple[str, str] | None:
+    """Key of the sign-in's de-duplication marker while this process has not seen the sign-in's
+    ``login`` entry written (``None`` otherwise): read with the profile (one BatchGetItem), a
+    marker found means the entry exists and ``login_recorded`` spares the refused write."""
+    key = _login_key(user_id, auth_time)
+    if key is None or key in _seen_logins or len(key.encode("utf-8", "surrogatepass")) > 2048:
+        return None  # 2048 bytes: DynamoDB's partition key limit (such a marker is never written)
+    return key, "SEEN"
+
+
+def login_recorded(user_id: str | None, auth_time: int | None) -> None:
+    """The sign-in's marker exists (its ``login`` entry was written, by this or another process):
+    ``auth_event("login", ...)`` writes nothing for it (the marker's condition would refuse it)."""
+    key = _login_key(user_id, auth_time)
+    if key is not None:
+        _remember(key)
+
+
 def auth_event(event_type: str, *, user_id: str | None, ip_address: str | None, success: bool,
                reason: str | None = None, auth_time: int | None = None) -> None:
     """Authentication audit entry. ``login`` entries are written once per (user, auth_time)."""
     dedup_key = None
-    if event_type == "login" and user_id and auth_time is not None:
-        dedup_key = f"AUTHSEEN#{user_id}#{auth_time}"
+    if event_type == "login":
+        dedup_key = _login_key(user_id, auth_time)
         if dedup_key in _seen_logins:
             return
     now = clock.now_iso()
@@ -78,6 +106,4 @@ def auth_event(event_type: str, *, user_id: str | None, ip_address: str | None, 
         logger.exception("auth audit write failed")
         return
     if dedup_key:
-        if len(_seen_logins) >= _SEEN_MAX:
-            _seen_logins.pop(next(iter(_seen_logins)))
-        _seen_logins[dedup_key] = None
+        _remember(dedup_key)

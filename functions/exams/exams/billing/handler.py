@@ -11,7 +11,6 @@ from lambdakit.pagination import page_request
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
 from . import packages, subscriptions
-from .models import PackageApproval, PackageRequestCreate, SubscriptionRequestCreate, SubscriptionUpdate
 
 router = APIGatewayHttpRouter()
 STATUSES = ("requested", "available", "used")
@@ -34,6 +33,8 @@ def list_subscriptions():
                         "null: never expires.", middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(body="exams.billing.models:SubscriptionUpdate", response="exams.billing.models:Subscription", errors=(409, 503)))
 def update_subscription(clientId: str):
+    from .models import SubscriptionUpdate
+
     body = parse_model(SubscriptionUpdate, json_object(router))
     expiry = body.expiry_date if "expiry_date" in body.model_fields_set else subscriptions.DEFAULT_EXPIRY
     sub = subscriptions.change_plan(signed_in(router), clientId, body.plan_id, expiry, source="superadmin")
@@ -52,6 +53,8 @@ def list_subscription_requests():
              middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.billing.models:SubscriptionRequestCreate", response="exams.billing.models:SubscriptionRequest", status=201, errors=(409, 503)))
 def create_subscription_request():
+    from .models import SubscriptionRequestCreate
+
     body = parse_model(SubscriptionRequestCreate, json_object(router))
     return ok(subscriptions.create_request(signed_in(router), body.plan_id, body.note), "Request submitted",
               status=201)
@@ -68,6 +71,8 @@ def approve_subscription_request(requestId: str):
              middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.billing.models:PackageRequestCreate", response="exams.billing.models:Package", status=201, errors=(503,)))
 def request_package():
+    from .models import PackageRequestCreate
+
     body = parse_model(PackageRequestCreate, json_object(router))
     return ok(packages.request_package(signed_in(router), body.package_type), "Package requested", status=201)
 
@@ -87,6 +92,8 @@ def list_package_requests():
             middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(body="exams.billing.models:PackageApproval", response="exams.billing.models:Package", errors=(409, 503)))
 def approve_package(requestId: str):
+    from .models import PackageApproval
+
     body = parse_model(PackageApproval, json_object(router, required=False))
     return ok(packages.approve(signed_in(router), requestId, body.model_dump()), "Package approved")
 

@@ -13,7 +13,12 @@ FIELDS = tuple(DEFAULTS)
 
 
 def current() -> dict:
-    item = repo.get_settings() or {}
+    return from_item(repo.get_settings())
+
+
+def from_item(item: dict | None) -> dict:
+    """The settings of the stored item (``None``: not stored yet, the defaults)."""
+    item = item or {}
     out = {k: item.get(k, v) for k, v in DEFAULTS.items()}
     out["updated_at"] = item.get("updated_at")
     out["updated_by"] = item.get("updated_by")

@@ -1,8 +1,9 @@
 """Platform settings item and rate-limit counters.
 
 Settings: pk=SETTINGS sk=PLATFORM {maintenance_mode, announcement_banner, registration_enabled,
-updated_at, updated_by, version}. Read with one GetItem per request (no in-process cache), so a
-PUT takes effect on the very next request in every Lambda container.
+updated_at, updated_by, version}. Read once per request (no in-process cache), so a PUT takes
+effect on the very next request in every Lambda container: an authenticated request reads it with
+the caller's profile (one BatchGetItem, ``exams.http``), others with one GetItem.
 """
 from __future__ import annotations
 

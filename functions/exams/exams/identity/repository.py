@@ -18,3 +18,11 @@ def table() -> Table:
 
 def get_profile(user_id: str, *, consistent: bool = False) -> dict | None:
     return table().get(profile_pk(user_id), PROFILE_SK, consistent=consistent)
+
+
+def get_profile_with(user_id: str, others: list[tuple[str, str]]) -> tuple[dict | None, dict[tuple[str, str], dict]]:
+    """The profile and the items ``others`` (``(pk, sk)`` keys) in one BatchGetItem, eventually
+    consistent like ``get_profile``: ``(profile or None, {key: item found})``."""
+    key = (profile_pk(user_id), PROFILE_SK)
+    found = {(i["pk"], i["sk"]): i for i in table().batch_get([key, *others])}
+    return found.pop(key, None), found

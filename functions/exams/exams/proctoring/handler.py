@@ -10,7 +10,6 @@ from lambdakit.pagination import page_meta, page_request
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import optional_auth, principal
 from . import service
-from .models import EventIn
 
 router = APIGatewayHttpRouter()
 
@@ -26,6 +25,8 @@ def _token() -> str | None:
                                     notes={503: "S3 busy or unreachable while storing the evidence image or signing its link: no event is recorded, "
                                                 "the risk score is unchanged. " + FILE_STORE_NOTE}))
 def post_event():
+    from .models import EventIn
+
     body = parse_model(EventIn, json_object(router))
     data, created = service.record_event(principal(router), _token(), body.model_dump())
     return ok(data, "Event recorded" if created else "Duplicate event ignored", 201 if created else 200)

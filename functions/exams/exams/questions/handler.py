@@ -12,7 +12,6 @@ from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
 from ..settings import settings
 from . import service
-from .models import QuestionIn
 
 router = APIGatewayHttpRouter()
 
@@ -32,6 +31,8 @@ def list_questions():
 @router.post("/api/questions", summary="Create a question", middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.questions.models:QuestionIn", response="exams.questions.models:Question", status=201, errors=(409, 503)))
 def create_question():
+    from .models import QuestionIn
+
     body = parse_model(QuestionIn, json_object(router))
     return ok(service.create(signed_in(router), body.model_dump()), "Question created", 201)
 

@@ -1,14 +1,16 @@
 """Question bank rules: create, list, CSV import (two validation passes, all-or-nothing), rollback."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
 from ..identity import Principal, ensure_object_tenant, tenant_scope
 from . import repository as repo
-from .rules import RuleError, normalise_question, parse_csv, validate_rows
+
+if TYPE_CHECKING:
+    from .rules import RuleError
 
 
 def _rule_error(exc: RuleError) -> ApiError:
@@ -26,6 +28,8 @@ def _owner_client(p: Principal, client_id: str | None) -> str:
 
 
 def create(p: Principal, data: dict[str, Any]) -> dict:
+    from .rules import RuleError, normalise_question  # the validation rules: only the write routes
+
     cid = _owner_client(p, data.get("client_id"))
     try:
         q = normalise_question(data)
@@ -57,6 +61,8 @@ def get_question(p: Principal, question_id: str) -> dict:
 
 def import_csv(p: Principal, data: bytes, *, client_id: str | None, folder_id: str | None,
                package_id: str | None, max_rows: int) -> dict:
+    from .rules import RuleError, parse_csv, validate_rows
+
     cid = _owner_client(p, client_id)
     try:
         _, rows = parse_csv(data)  # pass 1a: the file as a whole

@@ -17,7 +17,6 @@ def report(p: Principal | None, attempt_id: str, token: str | None) -> tuple[byt
     from ..analytics import itemstats
     from ..analytics import repository as anrepo
     from ..attempts import repository as arepo
-    from ..tests import repository as trepo
 
     a, answers = arepo.get_with_answers(attempt_id)
     if not a:
@@ -26,12 +25,12 @@ def report(p: Principal | None, attempt_id: str, token: str | None) -> tuple[byt
     if a["status"] != "submitted":
         raise ApiError("The report is available after submission", code="STATE_CONFLICT", status=409,
                        details={"expected_state": "submitted", "actual_state": a["status"]})
-    t = trepo.get(a["test_id"]) or {}
+    # the test, its paper, answer key and item statistics: one query of the test's partition
+    test, paper, key_item, istats = anrepo.test_with_item_stats(a["test_id"])
+    t = test or {}
     visible = results_visible(p, t)
-    papers = {q["id"]: q for q in trepo.get_paper(a["test_id"])}
-    key_item = trepo.get_key(a["test_id"]) or {}
-    keys = key_item.get("keys") or {}
-    istats = anrepo.item_stats(a["test_id"])
+    papers = {q["id"]: q for q in paper}
+    keys = (key_item or {}).get("keys") or {}
     results = {r["question_id"]: r for r in joined_results(a.get("results"), answers)}
     questions: list[dict[str, Any]] = []
     sections: dict[str, dict[str, Any]] = {}

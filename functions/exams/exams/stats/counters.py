@@ -59,6 +59,22 @@ def read(client_id: str | None) -> dict:
     return shards.read(_table(), client_pk(client_id) if client_id else GLOBAL_PK, SK, SHARDS)
 
 
+def read_with(client_id: str | None, others: list[tuple[str, str]]) -> tuple[dict, dict[tuple[str, str], dict]]:
+    """``read(client_id)`` and the items ``others`` (``(pk, sk)`` keys, eventually consistent) in
+    one BatchGetItem: ``(counters, {key: item found})``."""
+    pk = client_pk(client_id) if client_id else GLOBAL_PK
+    wanted = set(others)
+    found: dict[tuple[str, str], dict] = {}
+    shard_items = []
+    for item in _table().batch_get([*shards.keys(pk, SK, SHARDS), *others]):
+        key = (item["pk"], item["sk"])
+        if key in wanted:
+            found[key] = item
+        else:
+            shard_items.append(item)
+    return shards.merge(shard_items), found
+
+
 def merge(ops_list: list[dict]) -> list[dict]:
     """A transaction may touch an item only once: merge counter ADDs on the same key
     (dropping those that net to zero)."""

@@ -10,7 +10,6 @@ from lambdakit.pagination import page_meta, page_request
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, optional_auth, principal, require, signed_in
 from . import service
-from .models import CloneIn, TestCreate, TestFields
 
 router = APIGatewayHttpRouter()
 ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
@@ -35,6 +34,8 @@ def list_tests():
 @router.post("/api/tests", summary="Create a draft test (billing checks run)", middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.tests.models:TestCreate", response="exams.tests.models:TestOut", status=201, errors=(409, 503)))
 def create_test():
+    from .models import TestCreate
+
     body = parse_model(TestCreate, json_object(router))
     return ok(service.create(signed_in(router), body.model_dump()), "Test created", 201)
 
@@ -50,6 +51,8 @@ def get_test(testId: str):
                         "published); anything else is TEST_READ_ONLY.", middlewares=[require(CLIENT_ADMIN)],
             openapi_extensions=doc(body="exams.tests.models:TestFields", response="exams.tests.models:TestOut", errors=(409, 410, 503)))
 def update_test(testId: str):
+    from .models import TestFields
+
     body = parse_model(TestFields, json_object(router))
     return ok(service.update(signed_in(router), testId, body.model_dump(exclude_unset=True)), "Test updated")
 
@@ -73,6 +76,8 @@ def delete_test(testId: str):
 @router.post("/api/rpc/clone-test", summary="Clone a test into a new draft", middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.tests.models:CloneIn", response="exams.tests.models:TestOut", status=201, errors=(409, 410, 503)))
 def clone_test():
+    from .models import CloneIn
+
     body = parse_model(CloneIn, json_object(router))
     return ok(service.clone(signed_in(router), body.test_id, body.test_name, body.package_id), "Test cloned", 201)
 

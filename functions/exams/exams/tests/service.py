@@ -8,7 +8,6 @@ from typing import Any
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, ConditionFailed, NotFound, Unauthorized, ValidationFailed
 
-from ..grading import key_for_question
 from ..identity import Principal, ensure_object_tenant, tenant_scope
 from ..settings import settings
 from . import repository as repo
@@ -337,6 +336,7 @@ def publish(p: Principal, test_id: str) -> dict:
     if missing:
         raise bad_config("missing_questions", f"{len(missing)} question(s) of this test no longer exist")
     from ..billing.guards import check_question_capacity
+    from ..grading import key_for_question
 
     check_question_capacity(t["client_id"], _entitlement(t), len(qids))
     key: dict[str, dict] = {}
