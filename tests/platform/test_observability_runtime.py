@@ -235,3 +235,30 @@ def test_tracer_patches_botocore_lazily_in_lambda():
     assert r.returncode == 0, r.stderr
     # aws_xray_sdk is not imported by the handler module: only when the first client is made
     assert "xray_at_import False" in r.stdout and "tracer True" in r.stdout and "patched True" in r.stdout
+
+
+BYTECODE_PROBE = """
+from lambdakit import observability
+logger = observability.get_logger("t")
+print("first", observability.check_bytecode(logger), "second", observability.check_bytecode(logger))
+observability.flush_metrics()
+"""
+
+
+@pytest.mark.parametrize("shipped", [True, False], ids=["with-bytecode", "without-bytecode"])
+def test_a_lambda_deployed_without_bytecode_says_so_once(shipped, tmp_path):
+    """Issue #21: a plain `sam build` ships no .pyc and Lambda cannot write them; the first
+    invocation warns and counts ColdStartWithoutBytecode (with `make build` it stays quiet)."""
+    env = {"LAMBDA_TASK_ROOT": str(tmp_path), "POWERTOOLS_TRACE_DISABLED": "true",
+           "POWERTOOLS_METRICS_NAMESPACE": "Test"}
+    code = BYTECODE_PROBE
+    if not shipped:  # no bytecode written, none read: an empty cache prefix (as in a read-only /opt)
+        code = f"import sys; sys.dont_write_bytecode = True; sys.pycache_prefix = {str(tmp_path / 'none')!r}\n" + code
+    _run("import lambdakit.observability", **env)  # with bytecode: written by a first import
+    r = _run(code, **env)
+    assert r.returncode == 0, r.stderr
+    if shipped:
+        assert "first True second True" in r.stdout and "without bytecode" not in r.stdout
+    else:
+        assert "first False second True" in r.stdout
+        assert r.stdout.count("deployed without bytecode") == 1 and "ColdStartWithoutBytecode" in r.stdout

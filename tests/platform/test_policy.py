@@ -204,6 +204,17 @@ def test_table_throttle_alarm(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_cold_start_without_bytecode_alarm(name):
+    """Issue #21: the metric lambdakit.observability.check_bytecode emits, in the service's
+    namespace with no dimensions (Powertools Metrics without a service name), alarms."""
+    svc = SVCS[name]
+    p = _alarms(svc)["ColdStartWithoutBytecodeAlarm"]
+    ns = svc.template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"]
+    assert (p["Namespace"], p["MetricName"], p.get("Dimensions")) == (ns, "ColdStartWithoutBytecode", None)
+    assert (p["Statistic"], p["Threshold"], p["ComparisonOperator"]) == ("Sum", 0, "GreaterThanThreshold")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_ses_reputation_alarms_where_the_service_sends_email(name):
     svc = SVCS[name]
     sends = any(set(_listify(st.get("Action"))) & SES_SEND for _, st in _statements(svc))

@@ -117,10 +117,37 @@ def patch_aws_sdk() -> None:
     _patched = True
 
 
-def _traced(fn: Callable[[Any, Any], Any], name: str) -> Callable[[Any, Any], Any]:
-    """Run ``fn`` in a ``## name`` subsegment when tracing is on (decided per call)."""
+_bytecode_checked = False
+
+
+def check_bytecode(logger: Logger) -> bool:
+    """Once per process, in Lambda: was this code deployed with its bytecode? Without it
+    (a plain ``sam build``, no ``make precompile``) every cold start compiles every module it
+    imports, ≈ 4x slower (docs/platform.md); a WARNING and a ``ColdStartWithoutBytecode`` metric
+    say so. ``True`` when the bytecode is there (or not in Lambda)."""
+    global _bytecode_checked
+    if _bytecode_checked:
+        return True
+    _bytecode_checked = True
+    if not os.environ.get("LAMBDA_TASK_ROOT") or os.environ.get("AWS_SAM_LOCAL"):
+        return True
+    import importlib.util
+
+    if os.path.exists(importlib.util.cache_from_source(__file__)):
+        return True
+    logger.warning("deployed without bytecode: every cold start compiles every module it imports; "
+                   "build with `make build` (sam build + make precompile)")
+    count("ColdStartWithoutBytecode")
+    return False
+
+
+def _traced(fn: Callable[[Any, Any], Any], name: str, logger: Logger) -> Callable[[Any, Any], Any]:
+    """Run ``fn`` in a ``## name`` subsegment when tracing is on (decided per call); the first
+    call checks the deployment's bytecode (``check_bytecode``)."""
 
     def call(event: Any, context: Any) -> Any:
+        if not _bytecode_checked:
+            check_bytecode(logger)
         t = tracer()
         if t is None:
             return fn(event, context)
@@ -182,7 +209,7 @@ def http_handler(app: Any, logger: Logger) -> Callable[[dict, Any], dict]:
             flush_metrics()
         return _with_request_id(resp, rid)
 
-    traced = _traced(resolve, "lambda_handler")
+    traced = _traced(resolve, "lambda_handler", logger)
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
     def lambda_handler(event: dict, context: Any) -> dict:
@@ -231,7 +258,7 @@ def worker_entry(logger: Logger) -> Callable[[Callable[[Any, Any], Any]], Callab
             finally:
                 flush_metrics()
 
-        traced = _traced(run, getattr(fn, "__name__", "lambda_handler"))
+        traced = _traced(run, getattr(fn, "__name__", "lambda_handler"), logger)
         injected = logger.inject_lambda_context(clear_state=True)(traced)
 
         @functools.wraps(fn)
