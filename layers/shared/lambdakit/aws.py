@@ -4,7 +4,7 @@ uses the low-level client).
 The services in ``BUNDLED_SERVICES`` are built from ``botodata/`` (``tools/botodata.py``): the
 botocore data of those services only, so the loader neither lists botocore's ~440 service
 folders nor parses its 1.25 MB ``endpoints.json`` on the first client of a cold container
-(≈65 → ≈15 ms; docs/quality.md, "Cold first request"). It is used only when its ``VERSION`` is
+(≈65 → ≈11 ms; docs/quality.md, "Cold first request"). It is used only when its ``VERSION`` is
 the installed botocore's; any other service, or another release, gets botocore's own loader.
 
 The endpoint comes from ``AWS_ENDPOINT_URL`` (boto3 reads it itself), which is

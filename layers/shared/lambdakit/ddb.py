@@ -395,6 +395,10 @@ class Table:
                 out.extend(from_ddb(deser_item(x)) for x in resp.get("Responses", {}).get(self.name, []))
         return out
 
+    def get_many(self, keys: list[tuple[str, str]], *, consistent: bool = False) -> dict[tuple[str, str], dict]:
+        """``batch_get`` keyed by ``(pk, sk)``: the items found (a missing one is absent)."""
+        return {(i["pk"], i["sk"]): i for i in self.batch_get(keys, consistent=consistent)}
+
     def batch_write(self, puts: Iterable[dict] = (), deletes: Iterable[tuple[str, str]] = ()) -> None:
         """BatchWriteItem, 25 requests a call, unprocessed items resent with jittered backoff
         (``Throttled`` when they stay unprocessed). A later request for the same key replaces an

@@ -7,6 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
+from lambdakit.batching import runs
 from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.security import sha256_hex
 
@@ -132,18 +133,8 @@ def create_bulk(account_id: str, body: BulkSend, idempotency_key: str | None = N
             continue
         seen.add(k)
         entries.append({"e": r.to, **({"vars": r.variables} if r.variables else {})})
-    chunks: list[list[dict]] = []
-    cur: list[dict] = []
-    cur_size = 0
-    for e in entries:
-        n = len(json.dumps(e, default=str))
-        if cur and (len(cur) >= body.batch_size or cur_size + n > MAX_MESSAGE_BYTES):
-            chunks.append(cur)
-            cur, cur_size = [], 0
-        cur.append(e)
-        cur_size += n
-    if cur:
-        chunks.append(cur)
+    chunks = runs(entries, most=body.batch_size, max_bytes=MAX_MESSAGE_BYTES,
+                  size_of=lambda e: len(json.dumps(e, default=str)))
     bid = ids.sortable_id().lower()
     now = clock.now_iso()
     bulk = {"id": bid, "account_id": account_id, "subject": subject, "html": html, "text": text,

@@ -89,13 +89,10 @@ def count(kind: str, owner_id: str) -> dict:
 def test_and_count(test_id: str) -> tuple[dict | None, dict]:
     """The test (as ``tests.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
     one BatchGetItem, eventually consistent like both."""
-    test, cnt = None, {}
-    for item in table().batch_get([(f"TEST#{test_id}", "META"), (f"TATT#{test_id}", "COUNT")]):
-        if item["sk"] == "META":
-            test = strip_keys(item)
-        else:
-            cnt = item
-    return test, cnt
+    test_key, count_key = (f"TEST#{test_id}", "META"), (f"TATT#{test_id}", "COUNT")
+    found = table().get_many([test_key, count_key])
+    test = found.get(test_key)
+    return (strip_keys(test) if test else None), found.get(count_key, {})
 
 
 def top_for_client(client_id: str, limit: int) -> list[dict]:

@@ -24,5 +24,5 @@ def get_profile_with(user_id: str, others: list[tuple[str, str]]) -> tuple[dict 
     """The profile and the items ``others`` (``(pk, sk)`` keys) in one BatchGetItem, eventually
     consistent like ``get_profile``: ``(profile or None, {key: item found})``."""
     key = (profile_pk(user_id), PROFILE_SK)
-    found = {(i["pk"], i["sk"]): i for i in table().batch_get([key, *others])}
+    found = table().get_many([key, *others])
     return found.pop(key, None), found

@@ -63,16 +63,9 @@ def read_with(client_id: str | None, others: list[tuple[str, str]]) -> tuple[dic
     """``read(client_id)`` and the items ``others`` (``(pk, sk)`` keys, eventually consistent) in
     one BatchGetItem: ``(counters, {key: item found})``."""
     pk = client_pk(client_id) if client_id else GLOBAL_PK
-    wanted = set(others)
-    found: dict[tuple[str, str], dict] = {}
-    shard_items = []
-    for item in _table().batch_get([*shards.keys(pk, SK, SHARDS), *others]):
-        key = (item["pk"], item["sk"])
-        if key in wanted:
-            found[key] = item
-        else:
-            shard_items.append(item)
-    return shards.merge(shard_items), found
+    shard_keys = shards.keys(pk, SK, SHARDS)
+    found = _table().get_many([*shard_keys, *others])
+    return shards.merge([found.pop(k) for k in shard_keys if k in found and k not in others]), found
 
 
 def merge(ops_list: list[dict]) -> list[dict]:

@@ -15,6 +15,7 @@ of one folder (an item per folder: folder ids are free text, issue 23 rule 3).
 """
 from __future__ import annotations
 
+from lambdakit.batching import runs
 from lambdakit.ddbcalls import size_of
 from lambdakit.errors import ConditionFailed
 
@@ -26,19 +27,7 @@ SNAPSHOT_BYTES = 300_000
 
 def _by_size(entries: list, *, most: int) -> list[list]:
     """Consecutive runs of at most ``most`` entries and ``SNAPSHOT_BYTES`` (one entry may be alone)."""
-    out: list[list] = []
-    cur: list = []
-    used = 0
-    for e in entries:
-        b = size_of(e)
-        if cur and (used + b > SNAPSHOT_BYTES or len(cur) >= most):
-            out.append(cur)
-            cur, used = [], 0
-        cur.append(e)
-        used += b
-    if cur:
-        out.append(cur)
-    return out
+    return runs(entries, most=most, max_bytes=SNAPSHOT_BYTES, size_of=size_of)
 
 
 def merge_key(items: list[dict]) -> dict | None:

@@ -194,14 +194,9 @@ def stats_days(first_day: str, last_day: str) -> list[dict]:
 def template_and_site(kind: str) -> tuple[dict | None, dict]:
     """The stored override of template ``kind`` (``None``: the default) and the site settings (``{}``
     when unset), in one BatchGetItem (eventually consistent)."""
-    tpl_key = f"EMAILTPL#{kind}"
-    tpl, site = None, {}
-    for item in table().batch_get([(tpl_key, "TEMPLATE"), ("SETTINGS", "SITE")]):
-        if item["pk"] == tpl_key:
-            tpl = item
-        else:
-            site = item
-    return tpl, site
+    tpl_key, site_key = (f"EMAILTPL#{kind}", "TEMPLATE"), ("SETTINGS", "SITE")
+    found = table().get_many([tpl_key, site_key])
+    return found.get(tpl_key), found.get(site_key, {})
 
 
 # ---------------------------------------------------------------- SQS / S3 / providers
