@@ -56,7 +56,7 @@ def effective_url() -> str:
 def _fetch(url: str) -> dict[str, object]:
     import urllib.request
 
-    import jwt
+    from lambdakit.pyjwt import jwt
 
     scheme = urlsplit(url).scheme
     if scheme != "https" and not (settings().is_local and scheme in ("http", "file")):

@@ -33,7 +33,7 @@ def bearer_token(authorization: str | None) -> str | None:
 
 
 def verify(token: str) -> Identity:
-    import jwt
+    from lambdakit.pyjwt import jwt
 
     s = settings()
     try:

@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from lambdakit.csvsafe import neutralise_row
+from lambdakit.deferred import defer
 
 SHEETS = ("Summary", "Detailed Questions", "Analytics")
 
@@ -16,6 +17,7 @@ def _append(sheet: Any, cells: list[Any]) -> None:
 
 
 def build(report: dict) -> bytes:
+    defer("PIL.Image")  # openpyxl imports Pillow for embedded images; the report has none
     from openpyxl import Workbook
     from openpyxl.chart import BarChart, Reference
     from openpyxl.styles import Font

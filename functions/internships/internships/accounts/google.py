@@ -120,7 +120,7 @@ def _client_secret() -> str:
 
 def verify_id_token(id_token: str, nonce: str) -> dict:
     """Claims of a valid ID token for this client, else ``SignInFailed`` naming what is wrong."""
-    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+    from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 
     s = settings()
     try:

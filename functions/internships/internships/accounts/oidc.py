@@ -106,7 +106,7 @@ _jwk_clients: dict[str, Any] = {}
 
 
 def _jwk_client(uri: str) -> Any:
-    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+    from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 
     class PinnedJWKClient(jwt.PyJWKClient):
         def fetch_data(self) -> Any:
@@ -132,7 +132,7 @@ def _jwk_client(uri: str) -> Any:
 def signing_key(id_token: str) -> Any:
     """The public key that signed ``id_token`` from the provider's JWKS: by the token's ``kid``
     (Google always sends one); a token without ``kid`` only when the set has exactly one key."""
-    import jwt
+    from lambdakit.pyjwt import jwt
 
     client = _jwk_client(discovery()["jwks_uri"])
     if jwt.get_unverified_header(id_token).get("kid"):

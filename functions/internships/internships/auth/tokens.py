@@ -43,7 +43,7 @@ def issue_access_token(user: dict) -> tuple[str, int]:
         # the user's token version: logout and password resets bump it, revoking older tokens
         "tv": int(user.get("token_version", 0) or 0),
     }
-    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+    from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 
     return jwt.encode(claims, signing_key(), algorithm="HS256"), ttl
 
@@ -52,7 +52,7 @@ def decode_access_token(token: str) -> dict | None:
     """Claims of a valid token, else ``None`` (bad signature, expired, wrong type...)."""
     if not token or len(token) > 4096:
         return None
-    import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+    from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 
     try:
         claims = jwt.decode(
