@@ -3,8 +3,9 @@
 ``bench_coldstart`` times the handler module's import; the first request then also pays for
 boto3, its clients and whatever the route imports lazily. Here, for every function, a fresh
 isolated process (``python -I -S``, ``bench/lambda_runner.py``: the function's code folder,
-the shared layer and, from the virtualenv, only the layer's and the Lambda runtime's packages
-on ``sys.path``: ``lambda_sandbox.layer_from_venv``) imports the handler and serves
+the shared layer and, from the virtualenv, only its layers' and the Lambda runtime's packages
+on ``sys.path``: ``lambda_sandbox.layers_from_venv``/``function_paths``; cryptography only for
+the functions with ``CryptoLayer``) imports the handler and serves
 its sample event (``events/functions/<service>.<LogicalId>.json``) against the AWS emulator
 (``bench/lambda_sandbox.py``: every template provisioned, each service's dev principal and the
 sample items seeded, the events' ``{{service.name}}`` placeholders filled with those items' ids;
@@ -25,12 +26,14 @@ Tracing is off, as for the floor (``POWERTOOLS_TRACE_DISABLED``); ``tracing_ms``
 adds to one function's first request in Lambda mode (Tracer + aws_xray_sdk import + botocore
 patch), measured on/off side by side.
 
-Binding floor: the design card makes pydantic (settings and bodies), PyJWT (tokens; it imports
-cryptography's x509 and every asymmetric module even for HS256), openpyxl (XLSX) and fpdf2 (PDF)
-binding. The runner reports which of them a function imported; for each such combination the floor
-is run again importing them too (``FLOOR_ALSO``, side by side with the plain floor), and each
-function's ``vs_binding`` is its ratio divided by that combination's: what the function adds on top
-of libraries it may not drop. ``floor+botodata`` is the floor with its client built from
+Binding floor: the design card makes pydantic (settings and bodies), PyJWT (tokens), openpyxl
+(XLSX) and fpdf2 (PDF) binding. The runner reports which of them a function imported; for each such
+combination the floor is run again importing them too (``FLOOR_ALSO``, side by side with the plain
+floor), and each function's ``vs_binding`` is its ratio divided by that combination's: what the
+function adds on top of libraries it may not drop. PyJWT is probed as the functions get it:
+``lambdakit.pyjwt`` (x509 deferred) from the shared layer, without cryptography for a function
+without ``CryptoLayer`` (HS256 only: ``jwt``) and with the crypto layer's cryptography for one
+with it (RS256: ``jwt+crypto``, a combination of its own). ``floor+botodata`` is the floor with its client built from
 ``lambdakit/botodata`` as the functions' are (docs/platform.md). ``--no-binding-probe`` skips it.
 
 Bytecode: these runs read the ``.pyc`` of the virtualenv and of the source folders, as a deployed
@@ -83,7 +86,6 @@ def main() -> None:
     repeat = args.repeat or (1 if args.quick else 3)
     profile_n = args.profile if args.profile is not None else (1 if args.quick else 3)
     services = load_all()
-    layer = str(ROOT / "layers" / "shared")
     chosen = []
     for svc in services.values():
         for lid in sorted(svc.functions):
@@ -94,7 +96,8 @@ def main() -> None:
             chosen.append((svc.name, lid))
 
     with tempfile.TemporaryDirectory() as tmpd, sb.Emulator(Path(tmpd), seed=True) as emu:
-        site = str(sb.layer_from_venv(Path(tmpd) / "site"))
+        layers = sb.layers_from_venv(Path(tmpd))
+        site = layers["SharedLayer"][1]
         # -B: write no bytecode; an empty pycache_prefix: read none either (every import compiles)
         pyflags = ("-B", "-X", f"pycache_prefix={Path(tmpd) / 'no-pyc'}") if args.no_bytecode else ()
         floor_env = {**sb.base_env(emu.endpoint, tracing=False), "FLOOR_TABLE": emu.state["floor"]["table"],
@@ -102,10 +105,16 @@ def main() -> None:
         floor_paths = [str(HERE / "coldfloor"), site]
 
         def floor(also: str = "") -> float:
-            env = {**floor_env, "FLOOR_ALSO": also}
+            env, paths = {**floor_env, "FLOOR_ALSO": also}, floor_paths
             if also == "botodata":
                 env = {**floor_env, "FLOOR_DATA_DIR": str(ROOT / "layers" / "shared" / "lambdakit" / "botodata")}
-            r = sb.invoke(floor_paths, "floor_handler.lambda_handler", {}, env, name="floor", pyflags=pyflags)
+            names = also.split(",")
+            if "jwt" in names or "crypto" in names:
+                # PyJWT as the functions get it (lambdakit.pyjwt from the shared layer), with the
+                # crypto layer only for "crypto" (the functions with CryptoLayer)
+                env["FLOOR_ALSO"] = ",".join("lambdakit.pyjwt" if n == "jwt" else n for n in names if n != "crypto")
+                paths = [paths[0], *layers["SharedLayer"], *(layers["CryptoLayer"] if "crypto" in names else [])]
+            r = sb.invoke(paths, "floor_handler.lambda_handler", {}, env, name="floor", pyflags=pyflags)
             assert r["ok"], r
             return float(r["total_ms"])
 
@@ -120,7 +129,7 @@ def main() -> None:
 
         def run(svc: str, lid: str, **kw) -> dict:
             fn = services[svc].functions[lid]
-            return sb.invoke([str(fn.code_dir), layer, site], fn.handler, event_of(svc, lid),
+            return sb.invoke(sb.function_paths(fn, layers), fn.handler, event_of(svc, lid),
                              env_of(svc, lid, kw.pop("tracing", False)), name=f"{svc}-{lid}", pyflags=pyflags, **kw)
 
         floors: list[float] = []
@@ -135,6 +144,8 @@ def main() -> None:
                     break
                 times.append(float(r["total_ms"]))
                 binding_of = tuple(r.get("binding") or ())
+                if "jwt" in binding_of and "CryptoLayer" in services[svc].functions[lid].layers:
+                    binding_of += ("crypto",)  # PyJWT with cryptography (RS256): its own binding floor
                 res = r.get("result")
                 status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
                 if isinstance(res, dict) and res.get("batchItemFailures"):  # a worker that did not process it
@@ -147,13 +158,14 @@ def main() -> None:
         floor_ms = statistics.median(floors)
 
         # The floor plus the design card's binding libraries a function imports (pydantic: the
-        # settings model and every body; PyJWT: every token, with cryptography's x509 and every
-        # asymmetric module; openpyxl: XLSX; fpdf2: PDF), side by side with the plain floor: the
+        # settings model and every body; PyJWT: every token, "crypto" with cryptography for RS256;
+        # openpyxl: XLSX; fpdf2: PDF), side by side with the plain floor: the
         # least any function using them can cost. And the floor with its client built from
         # lambdakit/botodata, as the functions' clients are.
         binding: dict[str, float] = {}
         if not args.no_binding_probe:
-            combos = {r["binding"] for r in rows if r["binding"]} | {("pydantic",), ("pydantic", "jwt")}
+            combos = {r["binding"] for r in rows if r["binding"]} | {("pydantic",), ("pydantic", "jwt"),
+                                                                      ("pydantic", "jwt", "crypto")}
             probes = {"+".join(c): ",".join(c) for c in sorted(combos)} | {"botodata": "botodata"}
             ratios: dict[str, list[float]] = {k: [] for k in probes}
             for _ in range(max(3, repeat)):

@@ -16,8 +16,12 @@ Shared by ``tests/platform/test_artifact.py`` (the built artifact loads and serv
   placeholders replaced by the ids of the sample items a seeded emulator made
   (``Emulator(..., seed=True).state["ids"]``; events/README.md). ``python bench/lambda_sandbox.py
   fill EVENT.json IDS.json`` prints one filled event.
+* ``layer_from_venv`` / ``crypto_from_venv`` / ``layers_from_venv``: the shared layer's and the
+  crypto layer's packages linked from this virtualenv (each only its ``requirements.txt``);
+  ``function_paths(fn, layers)``: a function's folder plus exactly the layers its template
+  gives it (``CryptoLayer`` only where it verifies RS256 tokens; docs/platform.md, "Layers").
 * ``invoke``: ``python -I -S bench/lambda_runner.py`` with ``sys.path`` = function folder,
-  layer ``python/``, runtime packages (Lambda's order), the function's environment, and
+  its layers' ``python/``, runtime packages (Lambda's order), the function's environment, and
   tracing as on Lambda (``LAMBDA_TASK_ROOT`` set; X-Ray sends to a closed local UDP port).
 """
 from __future__ import annotations
@@ -61,18 +65,19 @@ def runtime_dir(base: Path) -> Path:
     return out
 
 
-def layer_from_venv(dest: Path) -> Path:
-    """What the built layer plus the Lambda runtime hold, taken from this virtualenv: links to
-    the packages of ``layers/shared/requirements.txt`` and the runtime-provided ones only (so a
-    dev-only package that changes behaviour, such as awscrt which botocore uses when present,
-    stays out). For benchmarks on the sources, where no build is wanted."""
+def _requirement_names(layer: str) -> list[str]:
     import re
+
+    return [re.split(r"[=<>\[ ]", ln, maxsplit=1)[0] for ln in
+            (ROOT / "layers" / layer / "requirements.txt").read_text().splitlines()
+            if ln.strip() and not ln.startswith("#")]
+
+
+def _link_distributions(names: list[str], dest: Path) -> Path:
+    """``dest`` holding links to the top-level entries (packages, modules, dist-info) of the
+    installed distributions ``names``."""
     from importlib import metadata
 
-    names = [re.split(r"[=<>\[ ]", ln, maxsplit=1)[0] for ln in
-             (ROOT / "layers" / "shared" / "requirements.txt").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")]
-    names += ["boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3"]
     dest.mkdir(parents=True, exist_ok=True)
     for name in names:
         dist = metadata.distribution(name)
@@ -80,10 +85,44 @@ def layer_from_venv(dest: Path) -> Path:
         tops = {Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}
         for top in tops:
             link, target = dest / top, base / top
-            if target.exists() and not link.exists() and not top.endswith(".dist-info") or (
-                    top.endswith(".dist-info") and target.exists() and not link.exists()):
+            if target.exists() and not link.exists():
                 link.symlink_to(target)
     return dest
+
+
+def layer_from_venv(dest: Path) -> Path:
+    """What the built shared layer plus the Lambda runtime hold, taken from this virtualenv:
+    links to the packages of ``layers/shared/requirements.txt`` and the runtime-provided ones
+    only (so a dev-only package that changes behaviour, such as awscrt which botocore uses when
+    present, stays out, and so does cryptography: it is the crypto layer's, ``crypto_from_venv``).
+    For benchmarks on the sources, where no build is wanted."""
+    names = _requirement_names("shared")
+    names += ["boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3"]
+    return _link_distributions(names, dest)
+
+
+def crypto_from_venv(dest: Path) -> Path:
+    """What the built crypto layer (``CryptoLayer``) holds, from this virtualenv: links to the
+    packages of ``layers/crypto/requirements.txt`` (cryptography, cffi, pycparser) only."""
+    return _link_distributions(_requirement_names("crypto"), dest)
+
+
+def layers_from_venv(base: Path) -> dict[str, list[str]]:
+    """Every layer of the templates as ``sys.path`` entries on the sources: ``{logical id:
+    [paths]}``; ``SharedLayer`` is ``layers/shared`` (lambdakit) plus ``layer_from_venv``'s site,
+    ``CryptoLayer`` is ``crypto_from_venv``'s site. Give a function ``function_paths(fn, ...)``."""
+    return {"SharedLayer": [str(ROOT / "layers" / "shared"), str(layer_from_venv(base / "site"))],
+            "CryptoLayer": [str(crypto_from_venv(base / "crypto-site"))]}
+
+
+def function_paths(fn: Any, layers: dict[str, list[str]]) -> list[str]:
+    """``sys.path`` of ``fn`` (a ``local_runtime.stack.Function``): its code folder, then the
+    paths of exactly the layers its template gives it (``fn.layers``, in order; on Lambda they
+    are all unpacked into ``/opt/python``). A layer missing from ``layers`` is an error."""
+    missing = [lid for lid in fn.layers if lid not in layers]
+    if missing:
+        raise KeyError(f"{fn.service}.{fn.logical_id}: no paths for its layer(s) {missing}")
+    return [str(fn.code_dir), *(p for lid in fn.layers for p in layers[lid])]
 
 
 class Emulator:

@@ -52,6 +52,8 @@ class Function:
     env_raw: dict
     events: dict
     properties: dict
+    #: logical ids of its layers, in order: the Globals' then its own (SAM concatenates the lists)
+    layers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -104,6 +106,11 @@ def _getatt_arn(value: object) -> str | None:
     return None
 
 
+def _ref(value: object) -> str:
+    """``X`` of ``!Ref X`` (a layer of the template); anything else (an ARN) as text."""
+    return str(value["Ref"]) if isinstance(value, dict) and "Ref" in value else str(value)
+
+
 def load_root(path: Path | None = None) -> dict:
     return cfn.load(path or ROOT / "template.yaml")
 
@@ -137,6 +144,7 @@ def load_service(name: str, directory: Path) -> Service:
             code_dir=(directory / code_uri).resolve(), timeout=int(p.get("Timeout", g.get("Timeout", 3))),
             memory=int(p.get("MemorySize", g.get("MemorySize", 128))), env_raw=env,
             events=p.get("Events") or {}, properties=p,
+            layers=[_ref(x) for x in [*(g.get("Layers") or []), *(p.get("Layers") or [])]],
         )
         functions[lid] = fn
         for ev in fn.events.values():

@@ -4,8 +4,9 @@
 a hash of everything that goes into it (templates, function code, layer, requirements);
 ``ARTIFACT_BUILD_DIR`` names a build to use instead, and ``.aws-sam/build`` is reused when it is
 newer than every source file. Then every function of the three templates is imported from
-its own built folder and the built layer's ``python/`` only (plus the packages the Lambda
-runtime itself provides), in a fresh ``python -I -S`` process, with the environment its
+its own built folder and the ``python/`` of exactly the built layers its template gives it
+(``SharedLayer``; ``CryptoLayer`` too where it verifies RS256 tokens) only (plus the packages
+the Lambda runtime itself provides), in a fresh ``python -I -S`` process, with the environment its
 template gives it and tracing on as in Lambda, and invoked with its sample event
 (``events/functions/``) against the AWS emulator. Nothing may be imported from anywhere else.
 
@@ -14,7 +15,9 @@ layer's packages with native code are swapped for the same versions from the vir
 (the versions are checked to match); every other file comes from the build.
 
 Negative checks: a layer copy without one package, a handler path typo and a module that
-only the dev environment has all fail the same runner.
+only the dev environment has all fail the same runner. The crypto layer: an HS256 function
+serves with cryptography not importable, an RS256 one imports it, and an exams function deployed
+without ``CryptoLayer`` answers 503 with a log line (not a 401, not a stack trace).
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ from local_runtime.stack import load_all  # noqa: E402
 SERVICES = load_all()
 FUNCTIONS = [(s.name, lid) for s in SERVICES.values() for lid in sorted(s.functions)]
 BUILD_DIR_NAMES = {"campaigns": "CampaignsService", "exams": "ExamsService", "internships": "InternshipsService"}
-SOURCES = ["template.yaml", "functions", "layers/shared", "requirements"]
+SOURCES = ["template.yaml", "functions", "layers/shared", "layers/crypto", "requirements"]
 
 
 def _source_files() -> list[Path]:
@@ -159,26 +162,35 @@ def host_view(layer: Path, dest: Path, *, drop: tuple[str, ...] = ()) -> Path:
 def artifact(tmp_path_factory):
     build = _build()
     tmp = tmp_path_factory.mktemp("artifact")
-    layers = {}
+    layers: dict[str, dict[str, Path]] = {}  # {service: {layer logical id: host view of its python/}}
     for svc, d in BUILD_DIR_NAMES.items():
-        layer = build / d / "SharedLayer" / "python"
-        assert layer.is_dir(), f"no built layer at {layer}"
-        layers[svc] = host_view(layer, tmp / f"layer-{svc}")
+        used = sorted({lid for fn in SERVICES[svc].functions.values() for lid in fn.layers})
+        layers[svc] = {}
+        for lid in used:
+            layer = build / d / lid / "python"
+            assert layer.is_dir(), f"no built layer at {layer}"
+            layers[svc][lid] = host_view(layer, tmp / f"layer-{svc}-{lid}")
     with sb.Emulator(tmp, seed=True) as emu:  # the sample items the events' placeholders name
         yield {"build": build, "layers": layers, "runtime": sb.runtime_dir(tmp), "emu": emu, "tmp": tmp}
 
 
-def _paths(artifact, svc: str, lid: str, layer: Path | None = None) -> list[str]:
+def _paths(artifact, svc: str, lid: str, layer: Path | None = None, *, layers: list[str] | None = None) -> list[str]:
+    """The built function's folder, its layers' ``python/`` (the template's ``fn.layers``, or
+    ``layers``; ``layer`` stands in for the shared one) and the runtime packages."""
     fn_dir = artifact["build"] / BUILD_DIR_NAMES[svc] / lid
     assert fn_dir.is_dir(), f"no built folder for {svc}.{lid}"
-    return [str(fn_dir), str(layer or artifact["layers"][svc]), str(artifact["runtime"])]
+    views = artifact["layers"][svc]
+    chosen = SERVICES[svc].functions[lid].layers if layers is None else layers
+    return [str(fn_dir), *(str(layer if layer is not None and name == "SharedLayer" else views[name])
+                            for name in chosen), str(artifact["runtime"])]
 
 
 def _invoke(artifact, svc: str, lid: str, *, handler: str | None = None, layer: Path | None = None,
-            event: dict | None = None) -> dict:
+            event: dict | None = None, layers: list[str] | None = None, extra: list[str] = (),
+            env: dict[str, str] | None = None) -> dict:
     fn = SERVICES[svc].functions[lid]
-    env = {**sb.base_env(artifact["emu"].endpoint), **artifact["emu"].function_env(svc, lid)}
-    return sb.invoke(_paths(artifact, svc, lid, layer), handler or fn.handler,
+    env = {**sb.base_env(artifact["emu"].endpoint), **artifact["emu"].function_env(svc, lid), **(env or {})}
+    return sb.invoke([*_paths(artifact, svc, lid, layer, layers=layers), *extra], handler or fn.handler,
                      event if event is not None else _sample(artifact, svc, lid), env, name=f"{svc}-{lid}")
 
 
@@ -266,7 +278,7 @@ def test_a_module_only_the_dev_environment_has_fails(artifact, tmp_path):
     handler.write_text(handler.read_text().replace("from __future__ import annotations\n",
                                                    "from __future__ import annotations\nimport moto  # noqa\n", 1))
     env = {**sb.base_env(artifact["emu"].endpoint), **artifact["emu"].function_env("campaigns", "HealthFunction")}
-    r = sb.invoke([str(fn_dir), str(artifact["layers"]["campaigns"]), str(artifact["runtime"])],
+    r = sb.invoke([str(fn_dir), str(artifact["layers"]["campaigns"]["SharedLayer"]), str(artifact["runtime"])],
                   "campaigns.health.handler.lambda_handler", sb.event_for("campaigns", "HealthFunction"), env)
     assert not r["ok"] and "No module named 'moto'" in r["error"]
 
@@ -278,3 +290,67 @@ def test_sample_events_name_real_routes():
             m = SERVICES[svc].match(ev["requestContext"]["http"]["method"], ev["rawPath"])
             assert m and m[0].function == lid and m[0].route_key == ev["routeKey"], (svc, lid)
             assert re.fullmatch(r"[0-9a-f]{16}", ev["requestContext"]["requestId"])
+
+
+# ------------------------------------------------------------------ the crypto layer
+PROBE = """import importlib, importlib.util, os, sys
+
+
+def lambda_handler(event, context):
+    mod, _, attr = os.environ["PROBED_HANDLER"].rpartition(".")
+    result = getattr(importlib.import_module(mod), attr)(event, context)
+    return {"result": result, "crypto_importable": importlib.util.find_spec("cryptography") is not None,
+            "crypto_imported": "cryptography" in sys.modules, "jwt_imported": "jwt" in sys.modules}
+"""
+
+
+def _probe(artifact, tmp_path, svc: str, lid: str, *, layers: list[str] | None = None) -> dict:
+    """The function served its sample event as built; plus whether cryptography was importable
+    and imported (a wrapper handler on a path after the function's own)."""
+    (tmp_path / "crypto_probe.py").write_text(PROBE)
+    fn = SERVICES[svc].functions[lid]
+    return _invoke(artifact, svc, lid, handler="crypto_probe.lambda_handler", layers=layers, extra=[str(tmp_path)],
+                   env={"PROBED_HANDLER": fn.handler})
+
+
+def test_the_crypto_layer_holds_cryptography_only(artifact):
+    for svc, views in artifact["layers"].items():
+        if "CryptoLayer" in views:
+            built = artifact["build"] / BUILD_DIR_NAMES[svc] / "CryptoLayer" / "python"
+            assert set(_dist_versions(built)) == {"cryptography", "cffi", "pycparser"}, svc
+        shared = artifact["build"] / BUILD_DIR_NAMES[svc] / "SharedLayer" / "python"
+        assert not {"cryptography", "cffi", "pycparser"} & set(_dist_versions(shared)), svc
+        assert not (shared / "cryptography").exists(), svc
+
+
+def test_an_hs256_function_serves_without_cryptography(artifact, tmp_path):
+    """internships' HS256 session tokens: PyJWT runs without cryptography (not importable)."""
+    assert SERVICES["internships"].functions["LearningFunction"].layers == ["SharedLayer"]
+    r = _probe(artifact, tmp_path, "internships", "LearningFunction")
+    assert r["ok"], r.get("traceback") or r.get("stderr")
+    out = r["result"]
+    assert out["result"]["statusCode"] == 200, out["result"]
+    assert out["jwt_imported"] and not out["crypto_importable"] and not out["crypto_imported"]
+
+
+def test_an_rs256_function_gets_cryptography_from_its_layer(artifact, tmp_path):
+    assert SERVICES["exams"].functions["UsersFunction"].layers == ["SharedLayer", "CryptoLayer"]
+    r = _probe(artifact, tmp_path, "exams", "UsersFunction")
+    assert r["ok"], r.get("traceback") or r.get("stderr")
+    assert r["foreign_modules"] == [], r["foreign_modules"]
+    out = r["result"]
+    assert out["result"]["statusCode"] == 200, out["result"]
+    assert out["crypto_imported"], "the Cognito ID token was verified with cryptography"
+
+
+def test_an_rs256_function_without_its_crypto_layer_answers_503(artifact, tmp_path):
+    """A deploy that lost CryptoLayer fails loudly: 503 SERVICE_UNAVAILABLE and an error log
+    line naming the layer, not a 401 for every valid token and not a stack trace."""
+    r = _probe(artifact, tmp_path, "exams", "UsersFunction", layers=["SharedLayer"])
+    assert r["ok"], r.get("traceback") or r.get("stderr")
+    res = r["result"]["result"]
+    assert not r["result"]["crypto_importable"]
+    assert res["statusCode"] == 503, res
+    body = json.loads(res["body"])
+    assert body["error"] == "SERVICE_UNAVAILABLE" and body["details"]["reason"] == "token_verification_unavailable"
+    assert "no CryptoLayer" in r["logs"] and "Traceback" not in r["logs"] + r["stderr"]

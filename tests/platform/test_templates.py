@@ -35,13 +35,15 @@ def test_service_template_layout(name):
     assert len(res) < 200  # far below CloudFormation's 500
     apis = svc.resources_of("AWS::Serverless::HttpApi")
     assert len(apis) == 1 and not svc.resources_of("AWS::Serverless::Api")
-    layer = svc.resources_of("AWS::Serverless::LayerVersion")
-    assert len(layer) == 1
-    (lid, layer_res), = layer.items()
+    layers = svc.resources_of("AWS::Serverless::LayerVersion")
+    # the shared layer for every function (Globals); CryptoLayer where RS256 is verified (test_cryptolayer.py)
+    assert set(layers) <= {"SharedLayer", "CryptoLayer"} and "SharedLayer" in layers
+    layer_res = layers["SharedLayer"]
     assert layer_res["Metadata"]["BuildMethod"] == "python3.11"
     assert layer_res["Properties"]["ContentUri"] == "../../layers/shared"
     g = svc.template["Globals"]["Function"]
     assert g["Runtime"] == "python3.11" and g["Architectures"] == ["arm64"]
+    assert g["Layers"] == [{"Ref": "SharedLayer"}]
     api_lid = next(iter(apis))
     for fn in svc.functions.values():
         for ev in fn.events.values():

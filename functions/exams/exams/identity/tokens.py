@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from lambdakit import clock
 from lambdakit.errors import ApiError
+from lambdakit.observability import get_logger
 
 from ..settings import settings
 from . import jwks
@@ -54,6 +55,10 @@ def verify(token: str) -> Identity:
         raise _invalid("audience")
     if unverified.get("token_use") not in (None, "id"):
         raise _invalid("token_use")
+    if not jwt.algorithms.has_crypto:  # deployed without CryptoLayer (docs/platform.md, "Layers"): a 503, not a 401
+        get_logger("exams").error("RS256 verification unavailable: cryptography is not installed (no CryptoLayer)")
+        raise ApiError("Token verification is unavailable", code="SERVICE_UNAVAILABLE", status=503,
+                       details={"reason": "token_verification_unavailable"})
     try:
         key = jwks.get_key(str(header.get("kid", "")))
     except jwks.JwksUnavailable:

@@ -122,6 +122,9 @@ def verify_id_token(id_token: str, nonce: str) -> dict:
     """Claims of a valid ID token for this client, else ``SignInFailed`` naming what is wrong."""
     from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 
+    if not jwt.algorithms.has_crypto:  # deployed without CryptoLayer (docs/platform.md, "Layers")
+        logger.error("google sign-in: RS256 verification unavailable: cryptography is not installed (no CryptoLayer)")
+        raise SignInFailed("provider_unavailable")
     s = settings()
     try:
         issuer = str(oidc.discovery()["issuer"]).rstrip("/")
