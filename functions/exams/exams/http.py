@@ -111,6 +111,7 @@ def _maintenance(principal, read: dict[tuple[str, str], dict] | None) -> None:
 
 def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response:
     from .audit import context as audit_ctx
+    from .controls.repository import SETTINGS_KEY
     from .identity import CONTEXT_KEY, policy
     from .identity.authn import AuthState, principal_for, reject, verify_token
     from .identity.tokens import bearer_token
@@ -130,17 +131,17 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
     try:
         public = route_key in PUBLIC_ROUTES
         token = None if public else bearer_token(header(app, "authorization"))
-        ident, rejected = verify_token(token)
+        # the platform settings item (maintenance mode) is read with the profile: one call (in a
+        # process without a key set, the same call also reads the stored key set, before verifying)
+        also = (SETTINGS_KEY,)
+        ident, rejected, prefetched = verify_token(token, also=also)
         subject = f"user:{ident.user_id}" if ident else f"ip:{ip}"
         _rate_limit(subject, route_path, headers)
         if rejected is not None:
             raise reject(rejected, ip)
         principal, read = None, None
         if ident:
-            from .controls.repository import SETTINGS_KEY
-
-            # the platform settings item (maintenance mode) is read with the profile: one call
-            principal, read = principal_for(ident, ip, also=(SETTINGS_KEY,))
+            principal, read = principal_for(ident, ip, also=also, prefetched=prefetched)
         app.append_context(**{CONTEXT_KEY: AuthState(token_present=token is not None, identity=ident,
                                                       principal=principal)})
         if not public:
