@@ -80,12 +80,18 @@ def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
     if is_strict(route_path):
         checks.append(("strict", *parse_rate(s.strict_rate_limit)))
     shown = None
-    for name, limit, window in checks:
-        d = controls.hit(f"{name}:{subject}", limit, window)
+    if len(checks) == 2 and controls.can_pair(checks[0][1:], checks[1][1:]):
+        # both counters on the global window's item: one UpdateItem, the same decisions
+        decisions = [d for d in controls.hit_pair("global", checks[0][1:], "strict", checks[1][1:], subject) if d]
+    else:
+        decisions = []
+        for name, limit, window in checks:
+            decisions.append(controls.hit(f"{name}:{subject}", limit, window))
+            if not decisions[-1].allowed:
+                break
+    for d in decisions:
         if shown is None or d.remaining < shown.remaining or not d.allowed:
             shown = d
-        if not d.allowed:
-            break
     assert shown is not None
     headers.update(shown.headers())
     if not shown.allowed:
