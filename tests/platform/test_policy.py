@@ -41,8 +41,8 @@ READ_ONLY = {
     ("campaigns", "HealthFunction"): {"RL"},
     ("campaigns", "AnalyticsFunction"): {"RL"},
     ("exams", "HealthFunction"): {"RL", "AUDIT", "AUTHSEEN"},
-    ("exams", "AnalyticsFunction"): {"RL", "AUDIT", "AUTHSEEN"},
-    ("exams", "ReportsFunction"): {"RL", "AUDIT", "AUTHSEEN"},
+    ("exams", "AnalyticsFunction"): {"RL", "AUDIT", "AUTHSEEN", "JWKS"},
+    ("exams", "ReportsFunction"): {"RL", "AUDIT", "AUTHSEEN", "JWKS"},
     ("internships", "HealthFunction"): set(),
     ("internships", "CatalogFunction"): set(),
 }

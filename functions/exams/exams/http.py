@@ -80,12 +80,18 @@ def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
     if is_strict(route_path):
         checks.append(("strict", *parse_rate(s.strict_rate_limit)))
     shown = None
-    for name, limit, window in checks:
-        d = controls.hit(f"{name}:{subject}", limit, window)
+    if len(checks) == 2 and controls.can_pair(checks[0][1:], checks[1][1:]):
+        # both counters on the global window's item: one UpdateItem, the same decisions
+        decisions = [d for d in controls.hit_pair("global", checks[0][1:], "strict", checks[1][1:], subject) if d]
+    else:
+        decisions = []
+        for name, limit, window in checks:
+            decisions.append(controls.hit(f"{name}:{subject}", limit, window))
+            if not decisions[-1].allowed:
+                break
+    for d in decisions:
         if shown is None or d.remaining < shown.remaining or not d.allowed:
             shown = d
-        if not d.allowed:
-            break
     assert shown is not None
     headers.update(shown.headers())
     if not shown.allowed:
@@ -111,6 +117,7 @@ def _maintenance(principal, read: dict[tuple[str, str], dict] | None) -> None:
 
 def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response:
     from .audit import context as audit_ctx
+    from .controls.repository import SETTINGS_KEY
     from .identity import CONTEXT_KEY, policy
     from .identity.authn import AuthState, principal_for, reject, verify_token
     from .identity.tokens import bearer_token
@@ -130,17 +137,17 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
     try:
         public = route_key in PUBLIC_ROUTES
         token = None if public else bearer_token(header(app, "authorization"))
-        ident, rejected = verify_token(token)
+        # the platform settings item (maintenance mode) is read with the profile: one call (in a
+        # process without a key set, the same call also reads the stored key set, before verifying)
+        also = (SETTINGS_KEY,)
+        ident, rejected, prefetched = verify_token(token, also=also)
         subject = f"user:{ident.user_id}" if ident else f"ip:{ip}"
         _rate_limit(subject, route_path, headers)
         if rejected is not None:
             raise reject(rejected, ip)
         principal, read = None, None
         if ident:
-            from .controls.repository import SETTINGS_KEY
-
-            # the platform settings item (maintenance mode) is read with the profile: one call
-            principal, read = principal_for(ident, ip, also=(SETTINGS_KEY,))
+            principal, read = principal_for(ident, ip, also=also, prefetched=prefetched)
         app.append_context(**{CONTEXT_KEY: AuthState(token_present=token is not None, identity=ident,
                                                       principal=principal)})
         if not public:

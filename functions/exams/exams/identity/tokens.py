@@ -1,6 +1,8 @@
 """ID token verification: RS256 against the configured issuer, audience and JWKS."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lambdakit import clock
 from lambdakit.errors import ApiError
 from lambdakit.observability import get_logger
@@ -33,7 +35,38 @@ def bearer_token(authorization: str | None) -> str | None:
     return token or None
 
 
-def verify(token: str) -> Identity:
+@dataclass(frozen=True)
+class Unverified:
+    """A token's header and claims before its signature is checked: never to be trusted, only
+    used to choose what to read with the key set (``identity.authn.verify_token``)."""
+
+    header: dict
+    claims: dict
+
+    @property
+    def kid(self) -> str:
+        return str(self.header.get("kid", ""))
+
+    def user_id(self) -> str | None:
+        uid = self.claims.get(settings().user_id_claim) or self.claims.get("sub")
+        return uid if isinstance(uid, str) and uid else None
+
+    def auth_time(self) -> int | None:
+        return _auth_time(self.claims)
+
+
+def _auth_time(claims: dict) -> int | None:
+    """The sign-in time of ``claims`` (``auth_time``, else ``iat``), as ``Identity`` and the login
+    marker use it."""
+    auth_time, iat = claims.get("auth_time"), claims.get("iat")
+    if isinstance(auth_time, (int, float)):
+        return int(auth_time)
+    return int(iat) if isinstance(iat, (int, float)) else None
+
+
+def precheck(token: str) -> Unverified:
+    """The checks that need no key (shape, algorithm, issuer, audience, token use), in the order
+    ``verify`` makes them; raises the same ``TokenRejected``."""
     from lambdakit.pyjwt import jwt
 
     s = settings()
@@ -59,6 +92,15 @@ def verify(token: str) -> Identity:
         get_logger("exams").error("RS256 verification unavailable: cryptography is not installed (no CryptoLayer)")
         raise ApiError("Token verification is unavailable", code="SERVICE_UNAVAILABLE", status=503,
                        details={"reason": "token_verification_unavailable"})
+    return Unverified(header, unverified)
+
+
+def verify(token: str, pre: Unverified | None = None) -> Identity:
+    """The identity of a valid token; ``pre``: its ``precheck`` already made."""
+    from lambdakit.pyjwt import jwt
+
+    s = settings()
+    header = (pre or precheck(token)).header
     try:
         key = jwks.get_key(str(header.get("kid", "")))
     except jwks.JwksUnavailable:
