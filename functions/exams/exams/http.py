@@ -70,7 +70,7 @@ def is_strict(path: str) -> bool:
 
 
 def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
-    from lambdakit.ratelimit import parse_rate
+    from lambdakit.ratelimit import can_pair, parse_rate
 
     from .controls import repository as controls
     from .settings import settings
@@ -80,9 +80,9 @@ def _rate_limit(subject: str, route_path: str, headers: dict[str, str]) -> None:
     if is_strict(route_path):
         checks.append(("strict", *parse_rate(s.strict_rate_limit)))
     shown = None
-    if len(checks) == 2 and controls.can_pair(checks[0][1:], checks[1][1:]):
+    if len(checks) == 2 and can_pair(checks[0][1:], checks[1][1:]):
         # both counters on the global window's item: one UpdateItem, the same decisions
-        decisions = [d for d in controls.hit_pair("global", checks[0][1:], "strict", checks[1][1:], subject) if d]
+        decisions = [d for d in controls.hit_pair(checks[0], checks[1], subject) if d]
     else:
         decisions = []
         for name, limit, window in checks:

@@ -7,6 +7,9 @@ is at most the limit, so no more than ``limit`` requests are ever admitted per w
 A limit high enough to make its window item hot is write-sharded with per-shard budgets that
 sum to the limit (``hit``: exact, never over-admits), and a used-up window is remembered in the
 process so refused floods do not write (issue #21 part 2).
+
+Two limits on one subject whose windows nest (a route's strict limit inside the global one) can be
+counted in ONE UpdateItem (``hit_pair``): the inner count is an attribute of the outer window's item.
 """
 from __future__ import annotations
 
@@ -132,6 +135,60 @@ def hit(table: Table, subject: str, limit: int, window_seconds: int, *, cost: in
         allowed=allowed, limit=limit, remaining=max(0, limit - used), reset_at=reset,
         retry_after=max(1, math.ceil(reset - now)), window=window_seconds,
     )
+
+
+def can_pair(outer: tuple[int, int], inner: tuple[int, int]) -> bool:
+    """Whether ``hit_pair`` can count both ``(limit, window)`` limits on the outer window's item:
+    neither is write-sharded and the inner windows nest in the outer ones (fixed windows aligned to
+    the epoch: every inner window lies inside one outer window exactly when its length divides the
+    outer's)."""
+    return shards_for(outer[0]) == 1 and shards_for(inner[0]) == 1 and outer[1] % inner[1] == 0
+
+
+def hit_pair(table: Table, outer_subject: str, outer: tuple[int, int], inner_subject: str,
+             inner: tuple[int, int]) -> tuple[RateDecision, RateDecision | None]:
+    """``hit(outer_subject, *outer)`` and then, the outer limit admitting, ``hit(inner_subject,
+    *inner)``, in ONE UpdateItem (``can_pair`` must hold). The inner count is an attribute of the
+    outer window's item (``hits``, the very item ``hit`` counts the outer limit in, so requests
+    counted by either share it), one attribute per inner window. Each limit is decided as ``hit``
+    decides it (admitted while the post-increment count is at most the limit). Unlike two calls,
+    the inner counter is also incremented when the outer limit refuses; no decision sees that
+    count: the inner window lies inside the outer one, whose later requests the outer limit all
+    refuses. Returns ``(outer, inner or None when the outer limit refused)``."""
+    (o_limit, o_window), (i_limit, i_window) = outer, inner
+    now = clock.now_ts()
+    o_start = int(now // o_window) * o_window
+    i_start = int(now // i_window) * i_window
+    o_base = (table.name, outer_subject, o_window, o_start, 0)
+    i_base = (table.name, f"{inner_subject}@{outer_subject}", i_window, i_start, 0)
+    if len(_spent) > 1024:  # ended windows are never looked up again
+        _spent.difference_update({k for k in list(_spent) if k[3] + k[2] <= now})
+    if o_base in _spent:
+        return _unsharded(False, o_limit + 1, o_limit, o_window, o_start, now), None
+    i_spent = i_base in _spent
+    inner_attr = f"hits_{i_window}_{i_start}"
+    add: dict[str, int | float] = {"hits": 1} if i_spent else {"hits": 1, inner_attr: 1}
+    item = table.update(f"RL#{outer_subject}", f"W#{o_window}#{o_start}", add=add,
+                        set={"ttl": o_start + o_window + 60})
+    o_got = int(item.get("hits", 1))
+    if o_got > o_limit:
+        _spent.add(o_base)
+        return _unsharded(False, o_got, o_limit, o_window, o_start, now), None
+    if i_spent:
+        i_got = i_limit + 1
+    else:
+        i_got = int(item.get(inner_attr, 1))
+        if i_got > i_limit:
+            _spent.add(i_base)
+    return (_unsharded(True, o_got, o_limit, o_window, o_start, now),
+            _unsharded(i_got <= i_limit, i_got, i_limit, i_window, i_start, now))
+
+
+def _unsharded(allowed: bool, count: int, limit: int, window: int, start: int, now: float) -> RateDecision:
+    """``hit``'s decision for an unsharded limit after a count of ``count``."""
+    reset = start + window
+    return RateDecision(allowed=allowed, limit=limit, remaining=max(0, limit - min(limit, count)),
+                        reset_at=reset, retry_after=max(1, math.ceil(reset - now)), window=window)
 
 
 def _order(n: int) -> list[int]:

@@ -7,19 +7,14 @@ import time
 
 import pytest
 
-from lambdakit import clock
+from lambdakit import clock, ratelimit
 from lambdakit import settings as lk_settings
 
 
 @pytest.fixture(autouse=True)
 def _reset():
-    from exams.controls import repository as controls
-    from lambdakit import ratelimit
-
-    controls._spent.clear()
     ratelimit.forget()
     yield
-    controls._spent.clear()
     ratelimit.forget()
     clock.set_offset(0)
     lk_settings.reset_settings()
@@ -99,8 +94,6 @@ def test_global_exhausted_by_other_routes_refuses_a_strict_route_with_the_global
 
 
 def test_the_strict_limit_resets_with_its_window_inside_the_global_one(exams_app, exam_users, monkeypatch):
-    from exams.controls import repository as controls
-
     _limits(monkeypatch, "2/minute", "10/15minutes")
     sa = exam_users.super_admin()
     start = _at_window_start()
@@ -108,7 +101,7 @@ def test_the_strict_limit_resets_with_its_window_inside_the_global_one(exams_app
     st = [api.post("/api/create-user", json={"email": "bad"}, headers=sa.headers).status for _ in range(3)]
     assert st == [400, 400, 429]
     _move_to(start + 61)
-    controls._spent.clear()  # a new process too: the stored counts decide
+    ratelimit.forget()  # a new process too: the stored counts decide
     st = [api.post("/api/create-user", json={"email": "bad"}, headers=sa.headers).status for _ in range(3)]
     assert st == [400, 400, 429]
     r = api.get("/api/settings", headers=sa.headers)  # global: 6 counted (2 strict refusals included)
@@ -128,7 +121,7 @@ def test_limits_that_cannot_share_an_item_keep_two_updates(exams_app, exam_users
 
 
 def test_pairing_rules():
-    from exams.controls.repository import can_pair
+    from lambdakit.ratelimit import can_pair
 
     assert can_pair((1000, 900), (100, 60))
     assert not can_pair((1000, 900), (100, 420))
