@@ -255,6 +255,9 @@ def _seed_principals(envs: dict[str, dict[str, dict[str, str]]]) -> tuple[dict[s
             AuthParameters={"USERNAME": e["super_admin"]["email"], "PASSWORD": e["super_admin"]["password"]})
         out["exams"] = {"authorization": f"Bearer {tok['AuthenticationResult']['IdToken']}"}
         ids["exams"] = _seed_exams()
+        # a deployed service's steady state: an earlier cold start stored the Cognito key set
+        # (JWKS#, read with the profile) and the super admin's sign-in is recorded (AUTHSEEN#)
+        _call(services["exams"], "GET", "/api/stats/dashboard", out["exams"])
     if "internships" in envs:
         from internships import devseed as iseed
 
