@@ -3,7 +3,8 @@ request — import boto3 and the Powertools HTTP resolver, create a DynamoDB cli
 of a real item (table and key from ``FLOOR_TABLE``/``FLOOR_KEY``).
 
 ``FLOOR_ALSO`` (comma-separated): the design card's binding libraries this run imports as well:
-``pydantic`` (``BaseModel``, as every settings/body model does), ``jwt`` (PyJWT, which imports
+``pydantic`` (a one-field model defined and validated: every function validates its settings
+model on its first request, and pydantic builds its schema machinery on the first model), ``jwt`` (PyJWT, which imports
 cryptography's x509 and every asymmetric module eagerly), ``openpyxl``, ``fpdf`` (fpdf2): how far
 above the floor any function using them starts. ``FLOOR_DATA_DIR``: build the client from that cut of botocore's data
 (``lambdakit/botodata``, as the functions do) - what the floor itself would cost with it."""
@@ -17,7 +18,10 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 for _name in filter(None, os.environ.get("FLOOR_ALSO", "").split(",")):
     _mod = importlib.import_module(_name)
     if _name == "pydantic":
-        _mod.BaseModel  # noqa: B018 - pydantic imports its model machinery on first attribute access
+        class _One(_mod.BaseModel):
+            stage: str
+
+        _One.model_validate({"stage": "prod"})  # the first model: pydantic's lazy schema machinery
 
 app = APIGatewayHttpResolver()
 
