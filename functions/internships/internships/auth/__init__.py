@@ -88,6 +88,9 @@ def authenticate(app, reads: Reads | None = None) -> Principal:
     token, via_cookie = _token(app)
     if not token:
         raise Unauthorized("Authentication required")
+    if len(token) <= tokens.MAX_TOKEN_LENGTH and tokens.prefetch_signing_key():
+        # a cold Lambda process: the key's round trip overlaps creating the DynamoDB client
+        repository.warm()
     claims = tokens.decode_access_token(token)
     if claims is None:
         raise Unauthorized("Invalid or expired token")

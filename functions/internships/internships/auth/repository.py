@@ -23,6 +23,11 @@ def user_and_override(user_id: str, role_hint: str, also: Iterable[Key] = (), *,
     return found.get(ukey), found.get(okey), {k: found.get(k) for k in extra}
 
 
+def warm() -> None:
+    """Create the DynamoDB client now (while another thread waits on the network)."""
+    _table().client  # noqa: B018 - the property creates and caches it
+
+
 def role_override(role: str) -> dict | None:
     pk, sk = role_key(role)
     return _table().get(pk, sk)
