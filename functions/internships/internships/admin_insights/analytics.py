@@ -7,6 +7,7 @@ docs/internships-admin.md.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import clock
@@ -95,10 +96,26 @@ def cached(kind: str) -> tuple[dict, int, bool]:
     return data, 0, False
 
 
-def engagement() -> dict[str, Any]:
-    c = repo.counters(["users#role#student", "enrollments", "enrollments#status#active",
+ENGAGEMENT_COUNTERS = ["users#role#student", "enrollments", "enrollments#status#active",
                        "enrollments#status#completed", "enrollments#status#cancelled", "payments",
-                       *[f"milestones#{s}" for s in ("submitted", "reviewed", "rejected")]])
+                       *[f"milestones#{s}" for s in ("submitted", "reviewed", "rejected")]]
+CONVERSION_COUNTERS = ["users#role#student", "enrollments", "enrollments#status#completed"]
+VISITS_KEY = ("COUNTER#VISITS", "TOTAL")
+
+
+def engagement_keys() -> list[tuple[str, str]]:
+    """The items ``engagement`` reads first (for ``auth.Reads``)."""
+    return repo.counter_keys(ENGAGEMENT_COUNTERS)
+
+
+def conversion_keys() -> list[tuple[str, str]]:
+    """The items ``conversion`` reads (for ``auth.Reads``)."""
+    return [*repo.counter_keys(CONVERSION_COUNTERS), VISITS_KEY]
+
+
+def engagement(read: Mapping | None = None) -> dict[str, Any]:
+    """``read``: items read with authentication (``auth.read_with_auth``), the counters among them."""
+    c = repo.counters(ENGAGEMENT_COUNTERS, read)
     total = _n(c, "enrollments") - _n(c, "enrollments#status#cancelled")
     completed = _n(c, "enrollments#status#completed")
     submissions = sum(_n(c, f"milestones#{s}") for s in ("submitted", "reviewed", "rejected"))
@@ -114,9 +131,10 @@ def engagement() -> dict[str, Any]:
     ]}
 
 
-def conversion() -> dict[str, Any]:
-    c = repo.counters(["users#role#student", "enrollments", "enrollments#status#completed"])
-    visitors = int(repo.counter_item("COUNTER#VISITS", "TOTAL").get("visitors", 0))
+def conversion(read: Mapping | None = None) -> dict[str, Any]:
+    """``read``: items read with authentication (``auth.read_with_auth``), the counters among them."""
+    c = repo.counters(CONVERSION_COUNTERS, read)
+    visitors = int(repo.counter_item(*VISITS_KEY, read=read).get("visitors", 0))
     signups = _n(c, "users#role#student")
     enrollments = _n(c, "enrollments")
     completions = _n(c, "enrollments#status#completed")

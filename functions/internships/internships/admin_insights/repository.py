@@ -1,6 +1,7 @@
 """DynamoDB access for settings, the analytics cache and the counters analytics read."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import clock
@@ -82,14 +83,24 @@ def presign_download(key: str, expires: int) -> str:
 
 
 # ---------------------------------------------------------------- counters read by analytics
-def counters(names: list[str]) -> dict[str, dict]:
-    """``pk="COUNTERS"`` items by sort key (one BatchGetItem per 100 names)."""
-    items = table().batch_get([("COUNTERS", n) for n in names])
+def counter_keys(names: list[str]) -> list[tuple[str, str]]:
+    return [("COUNTERS", n) for n in names]
+
+
+def counters(names: list[str], read: Mapping[tuple[str, str], dict | None] | None = None) -> dict[str, dict]:
+    """``pk="COUNTERS"`` items by sort key (one BatchGetItem per 100 names; eventually consistent).
+    ``read``: items already read (``auth.read_with_auth``): used when it holds every one of them."""
+    keys = counter_keys(names)
+    if read is not None and all(k in read for k in keys):
+        items = [i for k in keys if (i := read[k]) is not None]
+    else:
+        items = table().batch_get(keys)
     return {i["sk"]: i for i in items}
 
 
-def counter_item(pk: str, sk: str) -> dict:
-    return table().get(pk, sk) or {}
+def counter_item(pk: str, sk: str, read: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    item = read[(pk, sk)] if read is not None and (pk, sk) in read else table().get(pk, sk)
+    return item or {}
 
 
 # ---------------------------------------------------------------- analytics cache

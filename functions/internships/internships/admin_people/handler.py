@@ -5,11 +5,11 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import json_object, parse_model
-from lambdakit.listing import list_body, list_request
+from lambdakit.listing import filters, list_body, list_request
 from lambdakit.openapi import doc
 
 from ..activity import service as activity_service
-from ..auth import principal, require_permission, require_roles
+from ..auth import Reads, principal, read_with_auth, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
 from . import leads, roles, users
 
@@ -69,13 +69,20 @@ def _me():
     return principal(router).user_id
 
 
-@router.get("/api/admin/users", middlewares=[require_permission("manage_users")],
+def _users_total_keys(app) -> list[tuple[str, str]]:
+    q = filters(app, "search", "role")
+    return users.list_total_keys(q.get("role"), q.get("search"))
+
+
+# the list's total (a counter item, without a search) is read with the caller's user item
+@router.get("/api/admin/users", middlewares=[require_permission("manage_users", reads=Reads(_users_total_keys))],
             openapi_extensions=doc(query=_M + "UsersQuery", response=_M + "AdminUser", list_key="users",
                                    paginated=True),
             summary="List users", description="Query page, limit, search (name, email, phone), role, cursor.")
 def list_users():
     q = list_request(router, "search", "role")
-    items, total, exact, nxt = users.list_users(role=q.get("role"), search=q.get("search"), **q.window)
+    items, total, exact, nxt = users.list_users(role=q.get("role"), search=q.get("search"), **q.window,
+                                                read=read_with_auth(router))
     return ok(list_body("users", items, q, total, nxt, exact))
 
 

@@ -1,6 +1,7 @@
 """DynamoDB access for the ADMIN people routes (roles table overrides, users, leads)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lambdakit import clock
@@ -65,8 +66,10 @@ def users_by_ids(user_ids: list[str]) -> dict[str, dict]:
     return {i["id"]: _clean(i) for i in items if i.get("id")}
 
 
-def count(name: str) -> int:
-    item = table().get("COUNTERS", name)
+def count(name: str, read: Mapping[tuple[str, str], dict | None] | None = None) -> int:
+    """A counter item's count (eventually consistent); ``read``: items already read (``auth.read_with_auth``)."""
+    key = ("COUNTERS", name)
+    item = read[key] if read is not None and key in read else table().get(*key)
     return int((item or {}).get("count", 0))
 
 
@@ -97,9 +100,15 @@ def list_users(*, role: str | None, search: str | None, offset: int, limit: int,
                               cursor=cursor)
 
 
-def count_users(*, role: str | None, search: str | None) -> tuple[int, bool]:
+def users_counter_key(role: str | None) -> tuple[str, str]:
+    """The counter item that totals the users list (no search), of one role or of all."""
+    return "COUNTERS", f"users#role#{role}" if role else "users"
+
+
+def count_users(*, role: str | None, search: str | None,
+                read: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[int, bool]:
     if not search:
-        return count(f"users#role#{role}" if role else "users"), True
+        return count(users_counter_key(role)[1], read), True
     from ..admin_common import repository as listing
 
     pk, index = (f"ROLE#{role}", "gsi2") if role else ("USERS", "gsi1")

@@ -2,6 +2,7 @@
 users-list (``view_users``), students (``view_students``) and fix-google-avatars."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from urllib.parse import quote
 
 from lambdakit import clock
@@ -28,11 +29,21 @@ def _get(user_id: str) -> dict:
     return u
 
 
-def list_users(*, role: str | None, search: str | None, offset: int, limit: int, cursor: str | None):
+def list_total_keys(role: str | None, search: str | None) -> list[tuple[str, str]]:
+    """The key of the item ``list_users`` reads its total from (none: a search counts by query, an
+    unknown role is refused), for ``auth.Reads``."""
+    if search or (role and role not in ALL_ROLES):
+        return []
+    return [repo.users_counter_key(role)]
+
+
+def list_users(*, role: str | None, search: str | None, offset: int, limit: int, cursor: str | None,
+               read: Mapping | None = None):
+    """``read``: items read with authentication (``auth.read_with_auth``), the total's counter among them."""
     if role and role not in ALL_ROLES:
         raise ValidationFailed(f"role must be one of {', '.join(ALL_ROLES)}", fields={"role": "Unknown role"})
     items, nxt = repo.list_users(role=role, search=search, offset=offset, limit=limit, cursor=cursor)
-    total, exact = repo.count_users(role=role, search=search)
+    total, exact = repo.count_users(role=role, search=search, read=read)
     return [public(u) for u in items], total, exact, nxt
 
 

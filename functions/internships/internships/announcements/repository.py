@@ -12,6 +12,7 @@ which the email worker (``mail.worker``) consumes.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from lambdakit import aws, clock
 from lambdakit.ddb import Table
@@ -97,8 +98,11 @@ def page(offset: int, limit: int) -> tuple[list[dict], str | None]:
     return listing.page_items("ANNS", index="gsi1", offset=offset, limit=limit)
 
 
-def total() -> int:
-    return int((table().get(*COUNTER) or {}).get("all", 0))
+def total(read: Mapping[tuple[str, str], dict | None] | None = None) -> int:
+    """The announcements counted (eventually consistent); ``read``: items already read
+    (``auth.read_with_auth``), the counter among them or not."""
+    item = read[COUNTER] if read is not None and COUNTER in read else table().get(*COUNTER)
+    return int((item or {}).get("all", 0))
 
 
 def read_marks(user_id: str, ann_ids: list[str]) -> set[str]:

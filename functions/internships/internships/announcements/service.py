@@ -20,7 +20,7 @@ future, and ``target_audience`` matches the user:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,9 @@ from lambdakit.pagination import page_meta, page_request
 
 from .. import activity, people
 from . import repository as repo
+
+#: the key of the announcements counter (the admin list's total), for ``auth.Reads``
+TOTAL_KEY = repo.COUNTER
 
 if TYPE_CHECKING:
     from .models import AnnouncementCreate, AnnouncementUpdate
@@ -233,11 +236,12 @@ def delete(admin_id: str, ann_id: str) -> dict:
     return {"success": True, "id": ann_id, "deleted": True}
 
 
-def admin_list(page: str | None, limit: str | None) -> dict:
+def admin_list(page: str | None, limit: str | None, read: Mapping | None = None) -> dict:
+    """``read``: items read with authentication (``auth.read_with_auth``), the counter among them."""
     req = page_request(page, limit)
     items, _ = repo.page(req.offset, req.limit)
     return {"success": True, "announcements": [admin_view(a) for a in items],
-            **page_meta(req, repo.total())}
+            **page_meta(req, repo.total(read))}
 
 
 # ---------------------------------------------------------------- email fan-out

@@ -10,6 +10,7 @@ from . import secrets_store
 
 ISSUER = "internships"
 AUDIENCE = "internships-api"
+MAX_TOKEN_LENGTH = 4096
 
 
 def signing_key() -> str:
@@ -19,6 +20,13 @@ def signing_key() -> str:
     if not s.jwt_secret_arn:
         raise ServiceUnavailable("Authentication is not configured")
     return secrets_store.secret_string(s.jwt_secret_arn)
+
+
+def prefetch_signing_key() -> bool:
+    """Start the signing key's first read of this Lambda process on a thread (``secrets_store.prefetch``);
+    True when it started (the caller may do other work during its round trip)."""
+    s = settings()
+    return bool(not s.jwt_secret and s.jwt_secret_arn and secrets_store.prefetch(s.jwt_secret_arn))
 
 
 def oauth_state_key() -> str | None:
@@ -50,7 +58,7 @@ def issue_access_token(user: dict) -> tuple[str, int]:
 
 def decode_access_token(token: str) -> dict | None:
     """Claims of a valid token, else ``None`` (bad signature, expired, wrong type...)."""
-    if not token or len(token) > 4096:
+    if not token or len(token) > MAX_TOKEN_LENGTH:
         return None
     from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
 

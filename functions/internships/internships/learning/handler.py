@@ -6,18 +6,23 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.http import json_object, parse_model, query
 from lambdakit.openapi import FILE_STORE_NOTE, doc
 
-from ..auth import principal, require_user
+from ..auth import Reads, principal, read_with_auth, require_user, require_user_reading, route_arg
 from ..http import build_app, lambda_entry, ok
+from . import repository as repo
 from . import service
 
 router = APIGatewayHttpRouter()
+# the enrollment a route reads first, read with the caller's user item (one round trip)
+BY_QUERY = Reads(lambda app: [k] if (k := repo.enrollment_key(query(app, "enrollmentId"))) else [])
+BY_PATH = Reads(lambda app: [k] if (k := repo.enrollment_key(route_arg(app, "enrollmentId"))) else [])
 
 
 @router.get("/api/milestones", summary="Milestones of an enrollment (query enrollmentId), with locks",
-            middlewares=[require_user],
+            middlewares=[require_user_reading(BY_QUERY)],
              openapi_extensions=doc(query="internships.learning.models:MilestonesQuery", response="internships.learning.models:MilestoneList"))
 def list_milestones():
-    return ok({"success": True, **service.list_milestones(principal(router), query(router, "enrollmentId"))})
+    return ok({"success": True, **service.list_milestones(principal(router), query(router, "enrollmentId"),
+                                                          read_with_auth(router))})
 
 
 @router.post("/api/milestones/<id>/submit", summary="Submit a milestone (notes ≥ 10 characters)",
@@ -34,11 +39,11 @@ def submit(id: str):  # noqa: A002
 
 
 @router.get("/api/resources/<enrollmentId>", summary="Learning resources of the enrollment's domain, by week",
-            middlewares=[require_user],
+            middlewares=[require_user_reading(BY_PATH)],
              openapi_extensions=doc(response="internships.learning.models:ResourcesResponse",
                                     notes={503: "S3 busy or unreachable while signing the files' download links. " + FILE_STORE_NOTE}))
 def resources(enrollmentId: str):  # noqa: N803
-    return ok({"success": True, **service.resources(principal(router), enrollmentId)})
+    return ok({"success": True, **service.resources(principal(router), enrollmentId, read_with_auth(router))})
 
 
 app = build_app(router)

@@ -4,6 +4,8 @@ place (``ENROLL#<eid>`` / ``ENROLL``: the enrollments package owns it and builds
 with ``plan`` when it activates, so this package does not import it)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit.errors import ConditionFailed
 
 from .. import counters
@@ -17,8 +19,19 @@ def list_for_enrollment(eid: str, *, consistent: bool = False) -> list[dict]:
                                                  max_items=100)]
 
 
-def get(eid: str, order: int, *, consistent: bool = True) -> dict | None:
-    return _clean(table().get(*plan.key(eid, order), consistent=consistent))
+def get(eid: str, order: int, *, consistent: bool = True,
+        read: Mapping[tuple[str, str], dict | None] | None = None) -> dict | None:
+    """``read``: items already read (``auth.read_with_auth``; strongly consistent ones when ``consistent``)."""
+    key = plan.key(eid, order)
+    if read is not None and key in read:
+        return _clean(read[key])
+    return _clean(table().get(*key, consistent=consistent))
+
+
+def milestone_key(mid: str | None) -> tuple[str, str] | None:
+    """The key of a milestone id (``None`` for an id no milestone can have)."""
+    parsed = plan.parse_id(mid or "")
+    return plan.key(*parsed) if parsed else None
 
 
 def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None, checks: list[dict] | None = None,
@@ -71,10 +84,21 @@ def status_check(eid: str, order: int, status: str) -> dict:
             "values": {":want": status}}
 
 
-def enrollment(eid: str) -> dict | None:
+def enrollment_key(eid: str | None) -> tuple[str, str] | None:
+    """The key of an enrollment (``None`` for an id no enrollment can have)."""
     if not eid or len(eid) > 64:
         return None
-    return _clean(table().get(f"ENROLL#{eid}", "ENROLL"))
+    return f"ENROLL#{eid}", "ENROLL"
+
+
+def enrollment(eid: str, read: Mapping[tuple[str, str], dict | None] | None = None) -> dict | None:
+    """The enrollment (eventually consistent); ``read``: items already read (``auth.read_with_auth``)."""
+    key = enrollment_key(eid)
+    if key is None:
+        return None
+    if read is not None and key in read:
+        return _clean(read[key])
+    return _clean(table().get(*key))
 
 
 def enrollment_check(eid: str, status: str) -> dict:

@@ -6,6 +6,8 @@ enrollment ``active`` — all checked inside the same transaction as the write.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit import clock
 from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Contention, Forbidden, NotFound
 
@@ -34,8 +36,8 @@ def with_locks(items: list[dict]) -> list[dict]:
     return out
 
 
-def _enrollment_for(p, eid: str) -> dict:
-    e = repo.enrollment(eid)
+def _enrollment_for(p, eid: str, read: Mapping | None = None) -> dict:
+    e = repo.enrollment(eid, read)
     if not e:
         raise NotFound("Enrollment not found")
     if e["user_id"] != p.user_id and not (p.is_staff and any(p.has(x) for x in STAFF_VIEW)):
@@ -43,17 +45,19 @@ def _enrollment_for(p, eid: str) -> dict:
     return e
 
 
-def list_milestones(p, eid: str | None) -> dict:
+def list_milestones(p, eid: str | None, read: Mapping | None = None) -> dict:
+    """``read``: items read with authentication (``auth.read_with_auth``), the enrollment among them."""
     if not eid:
         raise BadRequest("enrollmentId is required")
-    e = _enrollment_for(p, eid)
+    e = _enrollment_for(p, eid, read)
     return {"enrollmentId": e["id"], "enrollmentStatus": e["status"],
             "milestones": with_locks(repo.list_for_enrollment(e["id"]))}
 
 
-def _milestone(mid: str) -> dict:
+def _milestone(mid: str, read: Mapping | None = None) -> dict:
+    """The milestone, strongly consistent (``read``: items read with authentication, consistently)."""
     parsed = plan.parse_id(mid)
-    m = repo.get(*parsed) if parsed else None
+    m = repo.get(*parsed, read=read) if parsed else None
     if not m:
         raise NotFound("Milestone not found")
     return m
@@ -89,11 +93,12 @@ def submit(p, mid: str, data) -> dict:
     return view(m, False)
 
 
-def review(p, mid: str, data) -> dict:
+def review(p, mid: str, data, read: Mapping | None = None) -> dict:
     """submitted → reviewed | rejected, with the student's email written in the same transaction
     (the transactional outbox, issue 23 rule 4: the email exists exactly when the review does).
-    A failed condition is read back before it is believed (rule 2): still submitted, it is retried."""
-    m = _milestone(mid)
+    A failed condition is read back before it is believed (rule 2): still submitted, it is retried.
+    ``read``: items read with authentication, strongly consistent (``auth.read_with_auth``)."""
+    m = _milestone(mid, read)
     new = "reviewed" if data.action == "approve" else "rejected"
     e = repo.enrollment(m["enrollment_id"]) or {}
     for _ in range(REVIEW_ATTEMPTS):
@@ -118,8 +123,9 @@ def review(p, mid: str, data) -> dict:
     raise Contention("Could not review the milestone, please retry")
 
 
-def force_status(p, mid: str, data) -> tuple[dict, dict]:
-    before = _milestone(mid)
+def force_status(p, mid: str, data, read: Mapping | None = None) -> tuple[dict, dict]:
+    """``read``: items read with authentication, strongly consistent (``auth.read_with_auth``)."""
+    before = _milestone(mid, read)
     now = clock.now_iso()
     fields: dict = {"remarks": data.remarks, "forced_by": p.user_id, "forced_at": now}
     if data.status == "reviewed":
@@ -131,8 +137,8 @@ def force_status(p, mid: str, data) -> tuple[dict, dict]:
     return before, after
 
 
-def resources(p, eid: str) -> dict:
-    e = _enrollment_for(p, eid)
+def resources(p, eid: str, read: Mapping | None = None) -> dict:
+    e = _enrollment_for(p, eid, read)
     if e["user_id"] == p.user_id and e["status"] not in ("active", "completed"):
         raise Forbidden("Resources are available once the enrollment is active")
     weeks: dict[int, list] = {}
