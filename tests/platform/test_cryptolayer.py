@@ -151,7 +151,19 @@ def test_who_gets_the_crypto_layer():
     """The outcome, spelled out (docs/platform.md lists the same)."""
     got = {(s, f) for s, f in FUNCTIONS if "CryptoLayer" in SVCS[s].functions[f].layers}
     exams_http = {f for f, fn in SVCS["exams"].functions.items() if any(e["Type"] == "HttpApi" for e in fn.events.values())}
-    assert got == {("exams", f) for f in exams_http - {"HealthFunction"}} | {("internships", "AuthFunction")}
+    assert got == {("exams", f) for f in exams_http - {"HealthFunction"}} | {("internships", "GoogleAuthFunction")}
+
+
+def test_password_sign_in_never_reaches_the_rs256_modules():
+    """internships' Google sign-in routes are GoogleAuthFunction's: AuthFunction (password sign-in,
+    sessions) imports neither ``google`` nor ``oidc``, even lazily, so it runs without CryptoLayer."""
+    svc = SVCS["internships"]
+    auth, google = svc.functions["AuthFunction"], svc.functions["GoogleAuthFunction"]
+    assert not closure(auth.handler.rpartition(".")[0]) & RS256_MODULES
+    assert closure(google.handler.rpartition(".")[0]) & RS256_MODULES == {"internships.accounts.google",
+                                                                        "internships.accounts.oidc"}
+    routes = {r.route_key for r in svc.routes if r.function == "GoogleAuthFunction"}
+    assert routes == {"GET /api/auth/google", "GET /api/auth/google/callback"}
 
 
 @pytest.mark.parametrize("name", sorted(SVCS))
