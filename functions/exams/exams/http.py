@@ -115,10 +115,26 @@ def _maintenance(principal, read: dict[tuple[str, str], dict] | None) -> None:
                        details={"reason": "maintenance_mode", "message": msg})
 
 
+def _route_keys(decl, ev):
+    """``decl``'s keys by user id, built once per user id for this request (the same keys for the
+    read with the key set, the profile read and the hand-over)."""
+    from .identity import reads as route_reads
+
+    built: dict[str, tuple] = {}
+
+    def keys(user_id: str) -> tuple:
+        if user_id not in built:
+            built[user_id] = route_reads.keys_for(decl, ev.path_parameters, ev.query_string_parameters, user_id)
+        return built[user_id]
+
+    return keys
+
+
 def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response:
     from .audit import context as audit_ctx
     from .controls.repository import SETTINGS_KEY
     from .identity import CONTEXT_KEY, policy
+    from .identity import reads as route_reads
     from .identity.authn import AuthState, principal_for, reject, verify_token
     from .identity.tokens import bearer_token
 
@@ -140,19 +156,32 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
         # the platform settings item (maintenance mode) is read with the profile: one call (in a
         # process without a key set, the same call also reads the stored key set, before verifying)
         also = (SETTINGS_KEY,)
-        ident, rejected, prefetched = verify_token(token, also=also)
+        # the items the route declared it reads first (identity.reads): in the same call
+        decl = None if public or not token else route_reads.for_route(route_key)
+        route, consistent = None, False
+        if decl is not None:
+            route, consistent = _route_keys(decl, ev), decl.consistent
+        ident, rejected, prefetched = verify_token(token, also=also, route=route, consistent=consistent)
         subject = f"user:{ident.user_id}" if ident else f"ip:{ip}"
         _rate_limit(subject, route_path, headers)
         if rejected is not None:
             raise reject(rejected, ip)
         principal, read = None, None
         if ident:
-            principal, read = principal_for(ident, ip, also=also, prefetched=prefetched)
+            principal, read = principal_for(ident, ip, also=also, route=route, consistent=consistent,
+                                            prefetched=prefetched)
+            if principal is not None:
+                route_reads.remember_role(principal.user_id, principal.role)
         app.append_context(**{CONTEXT_KEY: AuthState(token_present=token is not None, identity=ident,
                                                       principal=principal)})
         if not public:
             _maintenance(principal, read)
         policy.check(route_key, principal, has_identity=ident is not None)
+        if route is not None and principal is not None and read is not None:
+            # authenticated, a profile, not in maintenance, the role allowed: the route's items are
+            # handed on (its own middleware and its domain checks still run before it uses them)
+            wanted = route(principal.user_id)
+            app.append_context(**{route_reads.CONTEXT_KEY: {k: read.get(k) for k in wanted}})
         resp = next_middleware(app)
     except ApiError as err:
         resp = error_response(err)

@@ -2,10 +2,13 @@
 admin, super admin), and the errors every attempt route shares."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit.errors import ApiError, NotFound
 from lambdakit.security import constant_time_equals, sha256_hex
 
 from ..identity import Principal, ensure_object_tenant
+from ..store import strip_keys
 from . import repository as repo
 
 
@@ -44,8 +47,11 @@ def authorize(p: Principal | None, a: dict, token: str | None, *, write: bool = 
         raise ApiError("This attempt belongs to another student", code="ATTEMPT_NOT_OWNER", status=403)
 
 
-def load(attempt_id: str) -> dict:
-    a = repo.get(attempt_id)
+def load(attempt_id: str, *, have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    """The attempt (strongly consistent); ``have``: items read with authentication in this request
+    (``identity.reads``, a strongly consistent batch), by key (``None``: no such item)."""
+    key = repo.attempt_key(attempt_id)
+    a = strip_keys(have[key]) if have is not None and key in have else repo.get(attempt_id)
     if not a:
         raise not_found(attempt_id)
     return a

@@ -12,6 +12,7 @@ from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
+from ..identity.reads import RouteRequest, declare, read_with_auth
 from . import answers, guests, reads, start, submission
 from . import grades as grades_
 from .guests import COOKIE as GUEST_COOKIE
@@ -70,7 +71,7 @@ def list_attempts():
     items, total, nxt = reads.list_attempts(
         principal(router), student_id=query(router, "student_id"), test_id=query(router, "test_id"),
         attempt_id=query(router, "attempt_id"), token=attempt_token(), page=req.page, limit=req.limit,
-        cursor=query(router, "cursor"))
+        cursor=query(router, "cursor"), have=read_with_auth(router))
     return paginated(items, page_meta(req, total), next_cursor=nxt)
 
 
@@ -166,6 +167,17 @@ def grades(attemptId: str):
     return ok(grades_.set_grades(signed_in(router), attemptId, [g.model_dump() for g in body.grades]),
               "Grades saved")
 
+
+def _test_and_totals(req: RouteRequest) -> list[tuple[str, str]]:
+    """An admin's list by test: the test and its attempt totals (the route checks the test's tenant
+    and the caller's role on the item it gets)."""
+    from . import repository
+
+    tid = req.arg("test_id")
+    return repository.test_and_count_keys(tid) if tid else []
+
+
+declare("GET /api/attempts", _test_and_totals)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

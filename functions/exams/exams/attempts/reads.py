@@ -3,6 +3,8 @@ attempts, a test's attempts, a guest's own attempt). Reading an attempt past its
 submits it first (the next-touch rule, ``submission.expire_if_due``)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
 from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_student
@@ -33,7 +35,9 @@ def get_answers(p: Principal | None, attempt_id: str, token: str | None) -> list
 
 
 def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str | None, attempt_id: str | None,
-                  token: str | None, page: int, limit: int, cursor: str | None) -> tuple[list[dict], int, str | None]:
+                  token: str | None, page: int, limit: int, cursor: str | None,
+                  have: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[list[dict], int, str | None]:
+    """``have``: items read with authentication (``identity.reads``): the test and its totals when there."""
     from ..tests import repository as trepo
 
     if p is None:
@@ -44,7 +48,7 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
         authorize(p, a, token)
         return [present(a, trepo.get(a["test_id"]), p)], 1, None
     if test_id:
-        t, counted = repo.test_and_count(test_id)  # the test and its attempt totals: one call
+        t, counted = repo.test_and_count(test_id, have=have)  # the test and its attempt totals: one call
         if not t:
             raise NotFound("Test not found", code="TEST_NOT_FOUND",
                            details={"resource_type": "test", "resource_id": test_id})

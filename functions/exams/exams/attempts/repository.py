@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import aws, clock, ratelimit
@@ -37,8 +38,12 @@ def top_sk(percentage: float, attempt_id: str) -> str:
 
 
 # ------------------------------------------------------------------ reads
+def attempt_key(attempt_id: str) -> tuple[str, str]:
+    return f"ATTEMPT#{attempt_id}", META
+
+
 def get(attempt_id: str, *, consistent: bool = True) -> dict | None:
-    return strip_keys(table().get(f"ATTEMPT#{attempt_id}", META, consistent=consistent))
+    return strip_keys(table().get(*attempt_key(attempt_id), consistent=consistent))
 
 
 def get_with_answers(attempt_id: str) -> tuple[dict | None, dict[str, dict]]:
@@ -86,11 +91,20 @@ def count(kind: str, owner_id: str) -> dict:
     return table().get(f"{kind}#{owner_id}", "COUNT") or {}
 
 
-def test_and_count(test_id: str) -> tuple[dict | None, dict]:
+def test_and_count_keys(test_id: str) -> list[tuple[str, str]]:
+    return [(f"TEST#{test_id}", "META"), (f"TATT#{test_id}", "COUNT")]
+
+
+def test_and_count(test_id: str, *, have: Mapping[tuple[str, str], dict | None] | None = None
+                   ) -> tuple[dict | None, dict]:
     """The test (as ``tests.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
-    one BatchGetItem, eventually consistent like both."""
-    test_key, count_key = (f"TEST#{test_id}", "META"), (f"TATT#{test_id}", "COUNT")
-    found = table().get_many([test_key, count_key])
+    one BatchGetItem, eventually consistent like both. ``have``: items read with authentication in
+    this request (``identity.reads``), by key (``None``: no such item): used when it holds both."""
+    test_key, count_key = test_and_count_keys(test_id)
+    if have is not None and test_key in have and count_key in have:
+        found = {k: it for k in (test_key, count_key) if (it := have[k]) is not None}
+    else:
+        found = table().get_many([test_key, count_key])
     test = found.get(test_key)
     return (strip_keys(test) if test else None), found.get(count_key, {})
 

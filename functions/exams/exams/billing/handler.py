@@ -10,6 +10,7 @@ from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
+from ..identity.reads import declare, read_with_auth
 from . import packages, subscriptions
 
 router = APIGatewayHttpRouter()
@@ -24,7 +25,7 @@ def _page():
             middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(query="exams.apidoc:PageQuery", response="exams.billing.models:Subscription", paginated=True, errors=(503,)))
 def list_subscriptions():
-    items, meta = subscriptions.list_subscriptions(_page())
+    items, meta = subscriptions.list_subscriptions(_page(), have=read_with_auth(router))
     return paginated(items, meta)
 
 
@@ -105,6 +106,15 @@ def list_available_packages():
     items, meta = packages.list_available(signed_in(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)
 
+
+def _global_counters(_req):
+    from ..stats import counters
+
+    return counters.keys(None)
+
+
+# the list's total (the global counters) is read with authentication (a super admin's route)
+declare("GET /api/superadmin/subscriptions", _global_counters)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+from collections.abc import Mapping
 
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, ConditionFailed
@@ -43,9 +44,11 @@ def _not_found(cid: str) -> ApiError:
                     details={"resource_type": "client", "resource_id": cid})
 
 
-def list_subscriptions(req: PageRequest) -> tuple[list[dict], dict]:
-    """All client subscriptions; expiry is checked lazily here (spec rule 8)."""
-    total = int(counters.read(None).get("clients", 0))
+def list_subscriptions(req: PageRequest, *, have: Mapping[tuple[str, str], dict | None] | None = None
+                       ) -> tuple[list[dict], dict]:
+    """All client subscriptions; expiry is checked lazily here (spec rule 8). ``have``: items read
+    with authentication (``identity.reads``): the global counters when there."""
+    total = int(counters.read(None, have=have).get("clients", 0))
     subs = repo.list_by_index("SUBSCRIPTIONS", req)
     out = []
     for s in subs:

@@ -9,6 +9,7 @@ from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import SUPER_ADMIN, require, signed_in
+from ..identity.reads import declare, read_with_auth
 from . import service
 from .models import CreateClient, UpdateClient
 
@@ -20,7 +21,7 @@ router = APIGatewayHttpRouter()
             openapi_extensions=doc(query="exams.apidoc:PageQuery", response="exams.clients.models:Client", paginated=True, errors=(503,)))
 def list_clients():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
-    items, meta = service.list_clients(req)
+    items, meta = service.list_clients(req, have=read_with_auth(router))
     return paginated(items, meta, clients=items)
 
 
@@ -39,6 +40,15 @@ def update_client(clientId: str):
     body = parse_model(UpdateClient, json_object(router))
     return ok(service.update_client(signed_in(router), clientId, body), "Client updated")
 
+
+def _global_counters(_req):
+    from ..stats import counters
+
+    return counters.keys(None)
+
+
+# the list's total (the global counters) is read with authentication (a super admin's route)
+declare("GET /api/clients", _global_counters)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

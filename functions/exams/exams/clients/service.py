@@ -1,6 +1,8 @@
 """Clients (domain). Only a super admin reaches these (policy table)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError
 from lambdakit.pagination import PageRequest, page_meta
@@ -37,8 +39,10 @@ def create_client(actor: Principal, body: CreateClient) -> dict:
     return {**public(client, limits), "subscription": subscriptions.public(subscription)}
 
 
-def list_clients(req: PageRequest) -> tuple[list[dict], dict]:
-    total = int(counters.read(None).get("clients", 0))
+def list_clients(req: PageRequest, *, have: Mapping[tuple[str, str], dict | None] | None = None
+                 ) -> tuple[list[dict], dict]:
+    """``have``: items read with authentication (``identity.reads``): the global counters when there."""
+    total = int(counters.read(None, have=have).get("clients", 0))
     items = billing_repo.list_by_index("CLIENTS", req)
     return [public(c) for c in items], page_meta(req, total)
 

@@ -20,9 +20,14 @@ def get_profile(user_id: str, *, consistent: bool = False) -> dict | None:
     return table().get(profile_pk(user_id), PROFILE_SK, consistent=consistent)
 
 
-def get_profile_with(user_id: str, others: list[tuple[str, str]]) -> tuple[dict | None, dict[tuple[str, str], dict]]:
+def profile_key(user_id: str) -> tuple[str, str]:
+    return profile_pk(user_id), PROFILE_SK
+
+
+def get_profile_with(user_id: str, others: list[tuple[str, str]], *, consistent: bool = False
+                     ) -> tuple[dict | None, dict[tuple[str, str], dict]]:
     """The profile and the items ``others`` (``(pk, sk)`` keys) in one BatchGetItem, eventually
-    consistent like ``get_profile``: ``(profile or None, {key: item found})``."""
-    key = (profile_pk(user_id), PROFILE_SK)
-    found = table().get_many([key, *others])
+    consistent like ``get_profile`` (unless ``consistent``): ``(profile or None, {key: item found})``."""
+    key = profile_key(user_id)
+    found = table().get_many([key, *others], consistent=consistent)
     return found.pop(key, None), found

@@ -9,6 +9,7 @@ from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import optional_auth, principal
+from ..identity.reads import RouteRequest, declare, read_with_auth
 from . import service
 
 router = APIGatewayHttpRouter()
@@ -38,9 +39,21 @@ def post_event():
 def list_events():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = service.list_events(principal(router), _token(), query(router, "attempt_id"), page=req.page,
-                                            limit=req.limit, cursor=query(router, "cursor"))
+                                            limit=req.limit, cursor=query(router, "cursor"),
+                                            have=read_with_auth(router))
     return paginated(items, page_meta(req, total), next_cursor=nxt)
 
+
+def _attempt(req: RouteRequest) -> list[tuple[str, str]]:
+    """The attempt the events belong to (strongly consistent, as the route reads it); authorised
+    by the route as one it read (token, tenant, owner)."""
+    from ..attempts import repository as attempts_repo
+
+    aid = req.arg("attempt_id")
+    return [attempts_repo.attempt_key(aid)] if aid else []
+
+
+declare("GET /api/proctoring/events", _attempt, consistent=True)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import clock, ids
@@ -145,10 +146,13 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
 
 
 def list_events(p: Principal | None, token: str | None, attempt_id: str | None, *, page: int, limit: int,
-                cursor: str | None) -> tuple[list[dict], int, str | None]:
+                cursor: str | None, have: Mapping[tuple[str, str], dict | None] | None = None
+                ) -> tuple[list[dict], int, str | None]:
+    """``have``: items read with authentication (``identity.reads``): the attempt when there
+    (authorised below exactly as one read here)."""
     if not attempt_id:
         raise ValidationFailed("attempt_id is required", fields={"attempt_id": "Required"})
-    a = attempts.load(attempt_id)
+    a = attempts.load(attempt_id, have=have)
     attempts.authorize(p, a, token)
     items, nxt = repo.page(attempt_id, page=page, limit=limit, cursor=cursor)
     out = []

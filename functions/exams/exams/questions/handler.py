@@ -10,6 +10,7 @@ from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
+from ..identity.reads import RouteRequest, count_key, declare, read_with_auth
 from ..settings import settings
 from . import service
 
@@ -24,7 +25,7 @@ def list_questions():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=50, max_limit=200)
     items, total, nxt = service.list_questions(signed_in(router), query(router, "client_id"),
                                                query(router, "folder_id"), page=req.page, limit=req.limit,
-                                               cursor=query(router, "cursor"))
+                                               cursor=query(router, "cursor"), have=read_with_auth(router))
     return paginated(items, page_meta(req, total), next_cursor=nxt)
 
 
@@ -80,6 +81,17 @@ def rollback_import():
         raise ValidationFailed("import_batch_id is required", fields={"import_batch_id": "Required"})
     return ok(service.rollback(signed_in(router), batch), "Import batch rolled back")
 
+
+def _list_total(req: RouteRequest) -> list[tuple[str, str]]:
+    """The list's total when the query names the tenant (a super admin's list, or a client admin's
+    own tenant: another tenant's is refused before it is used); without one the tenant is the
+    caller's, unknown before the profile is read."""
+    from . import repository
+
+    return count_key(req, repository.count_key)
+
+
+declare("GET /api/questions", _list_total)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

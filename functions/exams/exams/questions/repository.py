@@ -9,6 +9,8 @@ maintained in the same transaction as the writes (list totals without counting).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit.errors import ConditionFailed, Conflict
 
 from ..store import page_query, strip_keys, table
@@ -111,10 +113,20 @@ def page(client_id: str, folder_id: str | None, *, page: int, limit: int, cursor
     return [strip_keys(i) for i in items], nxt
 
 
-def count(client_id: str, folder_id: str | None) -> int:
-    if folder_id:
-        return int((table().get(f"QCOUNT#{client_id}", f"F#{folder_id}") or {}).get("n") or 0)
-    return int((table().get(f"QCOUNT#{client_id}", "META") or {}).get("all") or 0)
+def count_key(client_id: str, folder_id: str | None) -> tuple[str, str]:
+    """The key of the list's total: of a folder, or of the tenant (``META``)."""
+    return f"QCOUNT#{client_id}", f"F#{folder_id}" if folder_id else "META"
+
+
+def count(client_id: str, folder_id: str | None, *,
+          have: Mapping[tuple[str, str], dict | None] | None = None) -> int:
+    """``have``: items read with authentication in this request (``identity.reads``), by key
+    (``None``: no such item): the total's item when there, else it is read."""
+    key = count_key(client_id, folder_id)
+    got, item = (True, have[key]) if have is not None and key in have else (False, None)
+    if not got:
+        item = table().get(*key)
+    return int((item or {}).get("n" if folder_id else "all") or 0)
 
 
 def batch_manifest(batch_id: str) -> dict | None:

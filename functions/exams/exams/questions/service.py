@@ -1,6 +1,7 @@
 """Question bank rules: create, list, CSV import (two validation passes, all-or-nothing), rollback."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lambdakit import clock, ids
@@ -44,10 +45,12 @@ def create(p: Principal, data: dict[str, Any]) -> dict:
 
 
 def list_questions(p: Principal, client_id: str | None, folder_id: str | None, *, page: int, limit: int,
-                   cursor: str | None) -> tuple[list[dict], int, str | None]:
+                   cursor: str | None, have: Mapping[tuple[str, str], dict | None] | None = None
+                   ) -> tuple[list[dict], int, str | None]:
+    """``have``: items read with authentication (``identity.reads``): the total's item when there."""
     cid = _owner_client(p, client_id)
     items, nxt = repo.page(cid, folder_id, page=page, limit=limit, cursor=cursor)
-    return items, repo.count(cid, folder_id), nxt
+    return items, repo.count(cid, folder_id, have=have), nxt
 
 
 def get_question(p: Principal, question_id: str) -> dict:

@@ -12,6 +12,8 @@ admin actions at low rates) to shard 0, so a transaction never touches one item 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit import shards
 from lambdakit.ddb import Table
 
@@ -54,17 +56,31 @@ def bump(client_id: str | None, **deltas: int | float) -> None:
         shards.add(t, client_pk(client_id), SK, deltas, SHARDS)
 
 
-def read(client_id: str | None) -> dict:
-    """The counters of a tenant (or the global ones for ``None``); missing names read as absent."""
+def keys(client_id: str | None) -> list[tuple[str, str]]:
+    """The keys of the counters of a tenant (or the global ones): every shard."""
+    return shards.keys(client_pk(client_id) if client_id else GLOBAL_PK, SK, SHARDS)
+
+
+def read(client_id: str | None, *, have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    """The counters of a tenant (or the global ones for ``None``); missing names read as absent.
+    ``have``: items already read in this request by key (``None``: no such item); used only when
+    it holds every shard, else the counters are read."""
+    shard_keys = keys(client_id)
+    if have is not None and all(k in have for k in shard_keys):
+        return shards.merge([it for k in shard_keys if (it := have[k]) is not None])
     return shards.read(_table(), client_pk(client_id) if client_id else GLOBAL_PK, SK, SHARDS)
 
 
-def read_with(client_id: str | None, others: list[tuple[str, str]]) -> tuple[dict, dict[tuple[str, str], dict]]:
+def read_with(client_id: str | None, others: list[tuple[str, str]], *,
+              have: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[dict, dict[tuple[str, str], dict]]:
     """``read(client_id)`` and the items ``others`` (``(pk, sk)`` keys, eventually consistent) in
-    one BatchGetItem: ``(counters, {key: item found})``."""
-    pk = client_pk(client_id) if client_id else GLOBAL_PK
-    shard_keys = shards.keys(pk, SK, SHARDS)
-    found = _table().get_many([*shard_keys, *others])
+    one BatchGetItem: ``(counters, {key: item found})``. ``have``: as ``read``'s (every key in it,
+    or nothing of it is used)."""
+    shard_keys = keys(client_id)
+    if have is not None and all(k in have for k in [*shard_keys, *others]):
+        found = {k: it for k in [*shard_keys, *others] if (it := have[k]) is not None}
+    else:
+        found = _table().get_many([*shard_keys, *others])
     return shards.merge([found.pop(k) for k in shard_keys if k in found and k not in others]), found
 
 

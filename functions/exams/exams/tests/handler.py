@@ -9,6 +9,7 @@ from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, optional_auth, principal, require, signed_in
+from ..identity.reads import RouteRequest, count_key, declare, read_with_auth
 from . import service
 
 router = APIGatewayHttpRouter()
@@ -27,7 +28,8 @@ def list_tests():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = service.list_tests(principal(router), client_id=query(router, "client_id"),
                                            status=query(router, "status"), folder_id=query(router, "folder_id"),
-                                           page=req.page, limit=req.limit, cursor=query(router, "cursor"))
+                                           page=req.page, limit=req.limit, cursor=query(router, "cursor"),
+                                           have=read_with_auth(router))
     return paginated(items, page_meta(req, total), next_cursor=nxt)
 
 
@@ -81,6 +83,19 @@ def clone_test():
     body = parse_model(CloneIn, json_object(router))
     return ok(service.clone(signed_in(router), body.test_id, body.test_name, body.package_id), "Test cloned", 201)
 
+
+def _list_total(req: RouteRequest) -> list[tuple[str, str]]:
+    """The list's total when the query names the tenant (a super admin's list, or a caller's own
+    tenant: another tenant's is refused before it is used); without one the tenant is the caller's,
+    unknown before the profile is read. Not for a share-code lookup."""
+    from . import repository
+
+    if req.query.get("share_code") is not None:
+        return []
+    return count_key(req, repository.count_key)
+
+
+declare("GET /api/tests", _list_total)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

@@ -15,6 +15,8 @@ of one folder (an item per folder: folder ids are free text, issue 23 rule 3).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit.batching import runs
 from lambdakit.ddbcalls import size_of
 from lambdakit.errors import ConditionFailed
@@ -162,10 +164,22 @@ def page(client_id: str, status: str | None, folder_id: str | None, *, page: int
     return items, nxt
 
 
-def count(client_id: str, status: str | None, folder_id: str | None) -> int:
+def count_key(client_id: str, folder_id: str | None) -> tuple[str, str]:
+    """The key of the list's total: of a folder, or of the tenant (``META``)."""
+    return f"TCOUNT#{client_id}", f"F#{folder_id}" if folder_id else "META"
+
+
+def count(client_id: str, status: str | None, folder_id: str | None, *,
+          have: Mapping[tuple[str, str], dict | None] | None = None) -> int:
+    """``have``: items read with authentication in this request (``identity.reads``), by key
+    (``None``: no such item): the total's item when there, else it is read."""
+    key = count_key(client_id, folder_id)
+    got, item = (True, have[key]) if have is not None and key in have else (False, None)
+    if not got:
+        item = table().get(*key)
+    item = item or {}
     if folder_id:
-        return int((table().get(f"TCOUNT#{client_id}", f"F#{folder_id}") or {}).get("n") or 0)
-    item = table().get(f"TCOUNT#{client_id}", "META") or {}
+        return int(item.get("n") or 0)
     return int(item.get(f"s:{status}" if status else "all") or 0)
 
 

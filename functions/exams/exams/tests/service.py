@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import clock, ids
@@ -247,7 +248,9 @@ def by_share_code(code: str) -> dict:
 
 
 def list_tests(p: Principal | None, *, client_id: str | None, status: str | None, folder_id: str | None,
-               page: int, limit: int, cursor: str | None) -> tuple[list[dict], int, str | None]:
+               page: int, limit: int, cursor: str | None,
+               have: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[list[dict], int, str | None]:
+    """``have``: items read with authentication (``identity.reads``): the total's item when there."""
     if p is None:
         raise Unauthorized("Authorization bearer token is required (or use share_code)", code="MISSING_AUTH_TOKEN")
     if status and status not in ("draft", "published", "archived"):
@@ -258,7 +261,7 @@ def list_tests(p: Principal | None, *, client_id: str | None, status: str | None
     if p.is_student:
         status = "published"
     items, nxt = repo.page(cid, status, folder_id, page=page, limit=limit, cursor=cursor)
-    total = repo.count(cid, status, folder_id)
+    total = repo.count(cid, status, folder_id, have=have)
     return [public_view(i) if p.is_student else present(i) for i in items], total, nxt
 
 

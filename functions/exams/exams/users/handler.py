@@ -9,6 +9,7 @@ from lambdakit.pagination import page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, require, signed_in
+from ..identity.reads import RouteRequest, declare, read_with_auth
 from . import service
 from .models import CreateUser, UpdateProfile
 
@@ -30,7 +31,8 @@ def create_user():
 def list_profiles():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     role = query(router, "role") or None
-    items, meta = service.list_profiles(signed_in(router), query(router, "client_id") or None, role, req)
+    items, meta = service.list_profiles(signed_in(router), query(router, "client_id") or None, role, req,
+                                        have=read_with_auth(router))
     return paginated(items, meta)
 
 
@@ -42,6 +44,21 @@ def update_profile(profileId: str):
     body = parse_model(UpdateProfile, json_object(router))
     return ok(service.update_profile(signed_in(router), profileId, body), "Profile updated")
 
+
+def _list_total(req: RouteRequest) -> list[tuple[str, str]]:
+    """The list's total: the counters of the tenant the query names (a super admin's, or a client
+    admin's own: another tenant's is refused before it is used), or without one the global counters
+    (a super admin's list; a client admin's is their own tenant's, unknown before the profile is read:
+    read in vain on this process's first request of theirs only, ``RouteRequest.maybe_super_admin``)."""
+    from ..stats import counters
+
+    if req.query.get("client_id"):
+        cid = req.arg("client_id")
+        return counters.keys(cid) if cid else []
+    return counters.keys(None) if req.maybe_super_admin else []
+
+
+declare("GET /api/profiles", _list_total)
 
 app = build_app(router)
 lambda_handler = lambda_entry(app)

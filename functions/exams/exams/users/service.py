@@ -2,6 +2,8 @@
 listing (tenant-restricted) and updates (only a super admin changes a role or a client)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit import clock
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.observability import get_logger
@@ -79,7 +81,9 @@ def create_user(actor: Principal, body: CreateUser) -> dict:
     return {"id": uid, "email": body.email, "name": body.name, "role": body.role, "client_id": client_id}
 
 
-def list_profiles(actor: Principal, client_id: str | None, role: str | None, req: PageRequest) -> tuple[list, dict]:
+def list_profiles(actor: Principal, client_id: str | None, role: str | None, req: PageRequest, *,
+                  have: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[list, dict]:
+    """``have``: items read with authentication (``identity.reads``): the counters when there."""
     if role is not None and role not in ROLE_COUNTER:
         raise ValidationFailed("Invalid role filter", fields={"role": f"Must be one of {', '.join(ROLE_COUNTER)}"})
     if actor.is_student:
@@ -90,7 +94,7 @@ def list_profiles(actor: Principal, client_id: str | None, role: str | None, req
     if actor.is_client_admin:
         ensure_same_tenant(actor, client_id)
         client_id = actor.client_id
-    stats = counters.read(client_id)
+    stats = counters.read(client_id, have=have)
     names = [ROLE_COUNTER[role]] if role else (["students", "client_admins"] if client_id else list(ROLE_COUNTER.values()))
     total = sum(int(stats.get(n, 0)) for n in names)
     items = [public(p) for p in repo.list_profiles(client_id, req, role)]
