@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench.callcount import count_calls
+from campaigns.common import occupancy as occ
 from lambdakit import clock
 
 ACCOUNT = "acct-relay"
@@ -21,7 +22,9 @@ def wh(campaigns_app):
 
 def _fresh_process(repo) -> None:
     """What a new Lambda process knows about the markers: nothing."""
-    repo._marked.update(owner=None, at={})
+    from campaigns.common import occupancy
+
+    occupancy.forget()
 
 
 def _delivery_on(repo, shard: int, n: int = 0) -> dict:
@@ -49,9 +52,9 @@ def _stale(repo) -> list[str]:
 
 def _marks(repo) -> dict[int, int]:
     t = repo.table()
-    found = t.get_many([repo._mark_key(s) for s in range(repo.RELAY_SHARDS)], consistent=True)
-    return {s: int(found[repo._mark_key(s)]["marked_at"]) for s in range(repo.RELAY_SHARDS)
-            if repo._mark_key(s) in found}
+    found = t.get_many([repo.mark_keys()[s] for s in range(repo.RELAY_SHARDS)], consistent=True)
+    return {s: int(found[repo.mark_keys()[s]]["marked_at"]) for s in range(repo.RELAY_SHARDS)
+            if repo.mark_keys()[s] in found}
 
 
 def _shard_queries(cc) -> int:
@@ -60,10 +63,10 @@ def _shard_queries(cc) -> int:
 
 def test_constants_keep_a_cached_mark_unclearable():
     from campaigns.webhooks import dispatch
-    from campaigns.webhooks import repository as repo
 
-    assert repo.MARK_CLEAR_AFTER_SECONDS >= repo.MARK_REUSE_SECONDS + 900 + repo.INDEX_LAG_SECONDS
-    assert repo.INDEX_LAG_SECONDS <= dispatch.RELAY_STALE_SECONDS  # the index shows what the sweep must find
+    assert occ.WRITER_RUN_SECONDS >= 900  # Lambda's longest run
+    assert occ.CLEAR_AFTER_SECONDS >= occ.REUSE_SECONDS + occ.WRITER_RUN_SECONDS + occ.INDEX_LAG_SECONDS
+    assert occ.INDEX_LAG_SECONDS <= dispatch.RELAY_STALE_SECONDS  # the index shows what the sweep must find
 
 
 def test_sweep_of_an_idle_table_is_one_batch_get(wh):
@@ -78,7 +81,7 @@ def test_a_delivery_marks_its_shard_once_per_process_and_only_marked_shards_are_
     with count_calls() as cc:
         _delivery_on(wh, 3, 1)  # marked by this process a moment ago: no marker write
     assert cc.calls == {"dynamodb.PutItem": 1}
-    later(wh.MARK_REUSE_SECONDS + 1)
+    later(occ.REUSE_SECONDS + 1)
     with count_calls() as cc:
         _delivery_on(wh, 3, 2)
     assert cc.calls == {"dynamodb.UpdateItem": 1, "dynamodb.PutItem": 1}
@@ -99,16 +102,16 @@ def test_a_writer_relying_on_its_cached_mark_is_never_lost(wh, later):
     shard and finds the delivery once stale."""
     first = _delivery_on(wh, 5, 0)
     wh.update_delivery("wh1", first["id"], set={}, picked_up=True)
-    later(wh.MARK_REUSE_SECONDS - 1)
+    later(occ.REUSE_SECONDS - 1)
     with count_calls() as cc:
         late = _delivery_on(wh, 5, 1)["id"]
     assert "dynamodb.UpdateItem" not in cc.calls  # relied on the cached mark
     seen: set[str] = set()
-    for at in range(wh.MARK_REUSE_SECONDS, wh.MARK_REUSE_SECONDS + 2 * wh.MARK_CLEAR_AFTER_SECONDS, 60):
+    for at in range(occ.REUSE_SECONDS, occ.REUSE_SECONDS + 2 * occ.CLEAR_AFTER_SECONDS, 60):
         later(at)
         found = _stale(wh)
         seen.update(found)
-        if at >= wh.MARK_REUSE_SECONDS - 1 + 301:
+        if at >= occ.REUSE_SECONDS - 1 + 301:
             assert found == [late], at  # on the shard and stale: found at every sweep
     assert seen == {late}
     assert 5 in _marks(wh)  # never cleared while the delivery is on the shard
@@ -117,9 +120,9 @@ def test_a_writer_relying_on_its_cached_mark_is_never_lost(wh, later):
 def test_an_empty_shard_is_unmarked_after_the_clearing_age_and_marked_again_by_the_next_delivery(wh, later):
     d = _delivery_on(wh, 2, 0)
     wh.update_delivery("wh1", d["id"], set={"status": "delivered"}, picked_up=True)
-    later(wh.MARK_CLEAR_AFTER_SECONDS - 5)
+    later(occ.CLEAR_AFTER_SECONDS - 5)
     assert _stale(wh) == [] and set(_marks(wh)) == {2}  # too recent to clear
-    later(wh.MARK_CLEAR_AFTER_SECONDS + 5)
+    later(occ.CLEAR_AFTER_SECONDS + 5)
     assert _stale(wh) == [] and _marks(wh) == {}  # verified empty: cleared
     with count_calls() as cc:
         assert _stale(wh) == []
@@ -127,21 +130,21 @@ def test_an_empty_shard_is_unmarked_after_the_clearing_age_and_marked_again_by_t
     _fresh_process(wh)  # (this process's cached mark has long run out anyway)
     again = _delivery_on(wh, 2, 1)["id"]
     assert set(_marks(wh)) == {2}
-    later(wh.MARK_CLEAR_AFTER_SECONDS + 5 + 301)
+    later(occ.CLEAR_AFTER_SECONDS + 5 + 301)
     assert _stale(wh) == [again]
 
 
 def test_a_shard_holding_only_fresh_deliveries_is_not_cleared(wh, later):
     d = _delivery_on(wh, 4, 0)
     wh.update_delivery("wh1", d["id"], set={}, picked_up=True)
-    later(wh.MARK_CLEAR_AFTER_SECONDS + 5)
+    later(occ.CLEAR_AFTER_SECONDS + 5)
     _fresh_process(wh)
     fresh = _delivery_on(wh, 4, 1)["id"]  # marks again (a new process)
     # the marker read by a sweep is recent now; simulate an old marker with a fresh delivery on the shard
-    wh.table().update(*wh._mark_key(4), set={"marked_at": 1})
+    wh.table().update(*wh.mark_keys()[4], set={"marked_at": 1})
     assert _stale(wh) == []  # fresh: not stale, but the shard is not empty
     assert set(_marks(wh)) == {4}
-    later(wh.MARK_CLEAR_AFTER_SECONDS + 5 + 301)
+    later(occ.CLEAR_AFTER_SECONDS + 5 + 301)
     assert _stale(wh) == [fresh]
 
 
@@ -152,7 +155,7 @@ def test_an_insert_racing_the_clear_is_never_lost(wh, later, monkeypatch, new_pr
     stays and the delivery is found once stale."""
     d = _delivery_on(wh, 6, 0)
     wh.update_delivery("wh1", d["id"], set={}, picked_up=True)
-    later(wh.MARK_CLEAR_AFTER_SECONDS + 5)
+    later(occ.CLEAR_AFTER_SECONDS + 5)
     if new_process:
         _fresh_process(wh)
     real_table = wh.table
@@ -162,7 +165,7 @@ def test_an_insert_racing_the_clear_is_never_lost(wh, later, monkeypatch, new_pr
         def query(self, pk_value, **kw):
             out = super().query(pk_value, **kw)
             if pk_value == f"{wh.RELAY_PK}#6" and not raced:
-                clock.set_offset(wh.MARK_CLEAR_AFTER_SECONDS + 6)  # the writer's mark is newer
+                clock.set_offset(occ.CLEAR_AFTER_SECONDS + 6)  # the writer's mark is newer
                 raced.append(_delivery_on(wh, 6, 1)["id"])
             return out
 
@@ -170,7 +173,7 @@ def test_an_insert_racing_the_clear_is_never_lost(wh, later, monkeypatch, new_pr
     assert _stale(wh) == []
     monkeypatch.setattr(wh, "table", real_table)
     assert raced and set(_marks(wh)) == {6}, "the conditional delete kept the marker"
-    later(wh.MARK_CLEAR_AFTER_SECONDS + 6 + 301)
+    later(occ.CLEAR_AFTER_SECONDS + 6 + 301)
     assert _stale(wh) == raced
 
 
@@ -192,10 +195,41 @@ def test_the_tick_queries_no_empty_shard(campaigns_app, pipe, camp, receiver, la
     assert pipe.tick()["webhooks_requeued"] == 1
     pipe.webhooks_all()
     assert len(receiver.requests) == 1
-    from campaigns.webhooks import repository as repo
-
-    later(repo.MARK_CLEAR_AFTER_SECONDS + 5)
+    later(occ.CLEAR_AFTER_SECONDS + 5)
     pipe.tick()  # verified empty: the marker goes
     with count_calls() as cc:
         pipe.tick()
     assert _shard_queries(cc) == idle
+
+
+def test_the_bulk_relay_index_is_queried_only_while_marked(campaigns_app, later):
+    from campaigns.sending import relay
+    from campaigns.sending import repository as sends
+
+    with count_calls() as cc:
+        assert sends.relaying_bulks() == []
+    assert cc.calls == {"dynamodb.BatchGetItem": 1}
+    bulk = {"id": "b1", "account_id": ACCOUNT, "batches_total": 1, "batches_done": 0}
+    assert sends.put_bulk(bulk, [{"batch_no": 1, "recipients": [{"e": "x@example.com"}], "delay": 0}],
+                          relay.lease_until()) is None
+    assert set(sends.table().get_many([sends.RELAY_MARK], consistent=True)) == {sends.RELAY_MARK}
+    assert [b["id"] for b in sends.relaying_bulks()] == ["b1"]
+    later(occ.CLEAR_AFTER_SECONDS + 5)
+    assert [b["id"] for b in sends.relaying_bulks()] == ["b1"]  # on the index: the marker stays
+    sends.end_relay("b1")
+    assert sends.relaying_bulks() == []  # found empty, old enough: cleared
+    with count_calls() as cc:
+        assert sends.relaying_bulks() == []
+    assert cc.calls == {"dynamodb.BatchGetItem": 1}
+    occ.forget()
+    assert sends.put_bulk({**bulk, "id": "b2"}, [{"batch_no": 1, "recipients": [{"e": "y@example.com"}], "delay": 0}],
+                          relay.lease_until()) is None
+    assert [b["id"] for b in sends.relaying_bulks()] == ["b2"]
+
+
+def test_an_idle_tick_reads_one_batch_of_markers_and_no_relay_partition(campaigns_app, pipe):
+    with count_calls() as cc:
+        t = pipe.tick()
+    assert t["bulk_batches_requeued"] == 0 and t["webhooks_requeued"] == 0
+    # the due and sending work indexes, then the relays' markers: nothing else
+    assert cc.calls == {"dynamodb.Query": 2, "dynamodb.BatchGetItem": 1}

@@ -10,15 +10,13 @@
   but not yet attempted by a worker is on gsi3 (``WHRELAY#{shard}`` / ``{queued_at}#{webhook_id}#{id}``)
   with ``relay_seq``, the generation of its queue messages: the relay sweep queues again what
   stays there too long (``campaigns.webhooks.dispatch.relay_stale``).
-- ``WHRELAY`` / ``MARK#{shard}``  the occupancy marker of a relay shard (``marked_at``, epoch
-  seconds): set before a delivery is put on the shard, cleared only by a sweep that found the
-  shard empty. The sweep reads the eight markers in one BatchGetItem and queries only the
-  marked shards (see ``mark_shard`` for why no delivery is ever missed).
+- ``WHRELAY`` / ``MARK#{shard}``  the occupancy marker of a relay shard (``campaigns.common.occupancy``):
+  set before a delivery is put on the shard, cleared only by a sweep that found the shard empty.
+  The sweep reads the eight markers in one BatchGetItem and queries only the marked shards.
 """
 from __future__ import annotations
 
 import json
-import math
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -27,6 +25,7 @@ from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, NotFound, ValidationFailed
 from lambdakit.security import sha256_hex
 
+from ..common import occupancy
 from ..settings import settings
 
 DELIVERY_TTL_DAYS = 30
@@ -34,15 +33,6 @@ DELIVERY_TTL_DAYS = 30
 #: every delivery passes through it, faster than one partition takes writes).
 RELAY_PK = "WHRELAY"
 RELAY_SHARDS = 8
-#: A process that marked a shard less than this long ago puts deliveries on it without marking
-#: again (one marker write per shard per process per ten minutes, not one per delivery).
-MARK_REUSE_SECONDS = 600
-#: Longest time between a writer's marker check and its index write landing: a Lambda run (15 min).
-WRITER_RUN_SECONDS = 900
-#: Time the relay index (a GSI, eventually consistent) is given to show a write.
-INDEX_LAG_SECONDS = 300
-#: A sweep clears a marker only when it was set longer ago than this (see ``mark_shard``).
-MARK_CLEAR_AFTER_SECONDS = MARK_REUSE_SECONDS + WRITER_RUN_SECONDS + INDEX_LAG_SECONDS
 
 
 def table() -> Table:
@@ -106,47 +96,13 @@ def _relay_keys(d: dict, at: str) -> dict:
     return {"gsi3pk": f"{RELAY_PK}#{shard}", "gsi3sk": f"{at}#{d['webhook_id']}#{d['id']}"}
 
 
-# ---------------------------------------------------------------- relay shard markers
-def _mark_key(shard: int) -> tuple[str, str]:
-    return (RELAY_PK, f"MARK#{shard}")
-
-
-#: Shards this process marked, and when (``clock.now_ts``); tied to the settings object so a
-#: test's fresh table (settings are reset with it) starts unmarked.
-_marked: dict[str, object] = {"owner": None, "at": {}}
-
-
-def _marked_at() -> dict[int, float]:
-    owner = settings()
-    if _marked["owner"] is not owner:
-        _marked.update(owner=owner, at={})
-    return _marked["at"]  # type: ignore[return-value]
+def mark_keys() -> list[tuple[str, str]]:
+    """The occupancy markers of the relay shards, in shard order."""
+    return [(RELAY_PK, f"MARK#{shard}") for shard in range(RELAY_SHARDS)]
 
 
 def mark_shard(shard: int) -> None:
-    """Mark ``shard`` occupied before a delivery is put on (or moved within) it.
-
-    Why the sweep never misses a delivery: every index write at time ``t_i`` was preceded by a
-    check at ``t_c >= t_i - WRITER_RUN_SECONDS`` that found (or wrote) ``marked_at >= t_c -
-    MARK_REUSE_SECONDS`` (``marked_at`` only grows until cleared). A sweep clears the marker only
-    when the value it read (and the delete's condition still finds) is older than
-    ``MARK_CLEAR_AFTER_SECONDS`` and its query of the shard, made after that read, found nothing:
-    that query runs more than ``INDEX_LAG_SECONDS`` after any write relying on the value, so it
-    shows that write (the delivery has left the shard if it is not there). A write relying on a
-    newer mark changed ``marked_at``, and the conditional delete fails."""
-    now = clock.now_ts()
-    done = _marked_at()
-    last = done.get(shard)
-    if last is not None and 0 <= now - last < MARK_REUSE_SECONDS:
-        return
-    at = math.ceil(now)
-    try:
-        table().update(*_mark_key(shard), set={"marked_at": at},
-                       condition="attribute_not_exists(marked_at) OR marked_at < :at", values={":at": at},
-                       return_values="NONE")
-    except ConditionFailed:  # marked as late or later by another writer
-        pass
-    done[shard] = now
+    occupancy.mark(mark_keys()[shard])
 
 
 def create_delivery(d: dict, *, person: str | None = None, relay: bool = False) -> tuple[bool, dict | None]:
@@ -191,33 +147,30 @@ def requeue_delivery(webhook_id: str, delivery_id: str, *, from_status: str, set
                                   values={":st": from_status}, must_exist=True))
 
 
-def stale_relays(cutoff: str, limit: int = 100) -> list[dict]:
+def stale_relays(cutoff: str, limit: int = 100, marks: dict | None = None) -> list[dict]:
     """Deliveries on the relay index since before ``cutoff`` (never attempted since queued), at
-    most ``limit`` per shard, oldest first. Only the marked shards are queried (their markers
-    read in one BatchGetItem). A marker old enough to clear has its shard queried without the
-    cutoff (the stale items are the first ones of that ascending query, the same ``limit`` of
-    them); found empty, the marker is deleted on the condition that it is still the one read."""
+    most ``limit`` per shard, oldest first. Only the marked shards are queried (``marks``: the
+    markers read by the caller, else read here in one BatchGetItem). A marker old enough to clear
+    has its shard queried without the cutoff (the stale items are the first ones of that
+    ascending query, the same ``limit`` of them); found empty, the marker is cleared."""
     t = table()
-    keys = [_mark_key(s) for s in range(RELAY_SHARDS)]
-    marks = t.get_many(keys, consistent=True)
-    clear_before = clock.now_ts() - MARK_CLEAR_AFTER_SECONDS
+    keys = mark_keys()
+    if marks is None:
+        marks = occupancy.read(keys)
     out: list[dict] = []
     for shard, key in enumerate(keys):
         mark = marks.get(key)
         if mark is None:
             continue
-        if float(mark.get("marked_at") or 0) >= clear_before:
+        if not occupancy.clearable(mark):
             items, _ = t.query(f"{RELAY_PK}#{shard}", index="gsi3", sk_lte=cutoff, limit=limit)
             out += [_public(i) for i in items]
             continue
         items, _ = t.query(f"{RELAY_PK}#{shard}", index="gsi3", limit=limit)
         if items:
             out += [_public(i) for i in items if i["gsi3sk"] <= cutoff]
-            continue
-        try:
-            t.delete(*key, condition="marked_at = :m", values={":m": mark.get("marked_at")})
-        except ConditionFailed:  # marked again since the read: stays marked
-            pass
+        else:
+            occupancy.clear(key, mark)
     return out
 
 
