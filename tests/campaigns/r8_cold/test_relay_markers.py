@@ -233,3 +233,16 @@ def test_an_idle_tick_reads_one_batch_of_markers_and_no_relay_partition(campaign
     assert t["bulk_batches_requeued"] == 0 and t["webhooks_requeued"] == 0
     # the due and sending work indexes, then the relays' markers: nothing else
     assert cc.calls == {"dynamodb.Query": 2, "dynamodb.BatchGetItem": 1}
+
+
+def test_every_bulk_marks_the_relay_index(campaigns_app):
+    """A bulk request writes the marker each time (its calls do not depend on the process's past)."""
+    from campaigns.sending import relay
+    from campaigns.sending import repository as sends
+
+    for n in range(2):
+        with count_calls() as cc:
+            assert sends.put_bulk({"id": f"b{n}", "account_id": ACCOUNT, "batches_total": 1, "batches_done": 0},
+                                  [{"batch_no": 1, "recipients": [{"e": "x@example.com"}], "delay": 0}],
+                                  relay.lease_until()) is None
+        assert cc.calls == {"dynamodb.UpdateItem": 1, "dynamodb.BatchWriteItem": 1, "dynamodb.PutItem": 1}

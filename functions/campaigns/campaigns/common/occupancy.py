@@ -61,12 +61,14 @@ def forget() -> None:
     _marked.update(owner=None, at={})
 
 
-def mark(key: Key) -> None:
-    """Mark the partition of ``key`` occupied, before an item is put on it (see the module)."""
+def mark(key: Key, *, reuse: bool = True) -> None:
+    """Mark the partition of ``key`` occupied, before an item is put on it (see the module).
+    ``reuse=False``: write the marker whatever this process marked before (a writer whose every
+    request is heavier than one more write, and whose calls stay the same from one to the next)."""
     now = clock.now_ts()
     done = _done()
     last = done.get(key)
-    if last is not None and 0 <= now - last < REUSE_SECONDS:
+    if reuse and last is not None and 0 <= now - last < REUSE_SECONDS:
         return
     at = math.ceil(now)
     try:

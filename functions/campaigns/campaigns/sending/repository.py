@@ -179,7 +179,9 @@ def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key: tuple[str, str
     crash finds the bulk it made. Returns ``None`` when written, else the id of the bulk the key
     already made (``ValidationFailed`` when that was another body)."""
     pk, ttl = f"BULK#{bulk['id']}", _ttl(settings().send_record_ttl_days)
-    occupancy.mark(RELAY_MARK)  # before META (with the relay index keys) is written
+    # Before META (with the relay index keys) is written; at every bulk (one write beside its
+    # rows and META), so a bulk request's calls never depend on what its process did before.
+    occupancy.mark(RELAY_MARK, reuse=False)
     table().batch_write(puts=[{"pk": pk, "sk": _row_sk(r["batch_no"]), "ttl": ttl, **r} for r in rows])
     meta = {"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"], "relay_pending": True,
             "relay_lease_until": lease_until, **bulk}
