@@ -16,6 +16,7 @@ import datetime as dt
 from lambdakit import clock
 from lambdakit.observability import worker_entry
 
+from ..common import occupancy
 from ..http import logger
 from ..sending import relay as bulk_relay
 from ..sending import repository as send_repo
@@ -182,16 +183,28 @@ def tick() -> dict:
                 resumed += 1
             except send_repo.QueueFailed:  # touched: tried again after another STALE_FANOUT_SECONDS
                 logger.warning("send queue refused a fan-out resume", extra={"campaign_id": it["id"]})
+    marks = _relay_marks()
     return {"started": started, "decided": decided, "finished": finished, "resumed": resumed,
-            "bulk_batches_requeued": _relay("bulk", bulk_relay.resume),
-            "webhooks_requeued": _relay("webhooks", webhook_dispatch.relay_stale)}
+            "bulk_batches_requeued": _relay("bulk", bulk_relay.resume, marks),
+            "webhooks_requeued": _relay("webhooks", webhook_dispatch.relay_stale, marks)}
 
 
-def _relay(name: str, run) -> int:
+def _relay_marks() -> dict | None:
+    """The occupancy markers of both relays' indexes in one read (``campaigns.common.occupancy``):
+    each relay queries only its marked partitions. ``None`` when the read failed: each relay
+    then reads its own."""
+    try:
+        return occupancy.read(bulk_relay.mark_keys() + webhook_dispatch.mark_keys())
+    except Exception:  # noqa: BLE001 - the relays read their own markers
+        logger.exception("relay markers not read; each relay reads its own")
+        return None
+
+
+def _relay(name: str, run, marks: dict | None) -> int:
     """One outbox relay of the tick; its failure is logged and left to the next tick (the outbox
     keeps what it did not queue), so it never stops the other relay."""
     try:
-        return int(run())
+        return int(run(marks=marks))
     except Exception:  # noqa: BLE001 - retried by the next tick
         logger.exception("outbox relay failed; the next tick resumes it", extra={"relay": name})
         return 0

@@ -81,8 +81,19 @@ def account_page(a: str, page: str | None, limit: str | None, cursor: str | None
     start = parse_cursor(cursor, expect={"pk": f"ACCT#{a}"})
     if start is None and pr.offset > settings().max_page_offset:
         raise ValidationFailed("Page too deep; use cursor", fields={"page": "Too deep; follow next_cursor"})
-    items, resume, _ = walk(fetch, skip=0 if start else pr.offset, need=pr.limit, start=start)
-    meta = page_meta(pr, total())
+    seen = [0]
+
+    def counted(n: int, c: dict | None) -> tuple[list, dict | None]:
+        got, last = fetch(n, c)
+        seen[0] += len(got)
+        return got, last
+
+    items, resume, complete = walk(counted, skip=0 if start else pr.offset, need=pr.limit, start=start)
+    # Read from the collection's first item to its last (no cursor in, none left): the items read
+    # are its total, the counter's value (kept in the same transactions as the items), so the
+    # counter item is read only otherwise (cold start: one read fewer on small collections).
+    n = seen[0] if start is None and resume is None and complete else total()
+    meta = page_meta(pr, n)
     meta["next_cursor"] = make_cursor(resume)
     return items, meta
 

@@ -211,15 +211,19 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
                 jobs.enqueue({"type": "import_continue", "account_id": a, "job_id": job_id, "bucket": bucket,
                               "key": key})
                 return "continue"
-    if batch and not _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len):
-        return "skipped"
-    jobs.finish(a, job_id, "completed", clock.now_iso())
+    committed: bool | str = True
+    if batch:  # the last chunk's commit completes the job too (one write fewer)
+        committed = _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len, last=True)
+        if not committed:
+            return "skipped"
+    if committed != "completed":
+        jobs.finish(a, job_id, "completed", clock.now_iso())
     jobs.delete_upload(bucket, key)
     return "completed"
 
 
-def _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len) -> bool:
+def _commit_chunk(a, job_id, batch, opts, seen, processed, errors_len, *, last: bool = False) -> bool | str:
     r = importer.import_chunk(a, batch, opts, seen, _merge_existing, scope=f"{job_id}#{processed}")
     return jobs.advance(a, job_id, processed, {"processed": len(batch), "imported": r.imported,
                                                "updated": r.updated, "skipped": r.skipped},
-                        r.errors, errors_len)
+                        r.errors, errors_len, complete_at=clock.now_iso() if last else None)

@@ -72,23 +72,40 @@ def start_job(a: str, job_id: str, now: str, total: int) -> dict | None:
 
 
 def advance(a: str, job_id: str, expected_processed: int, delta: dict[str, int | float], errors: list[dict],
-            job_errors_len: int) -> bool:
+            job_errors_len: int, *, complete_at: str | None = None) -> bool | str:
     """Commit one chunk's progress; False when another worker already advanced the job (read
     back: no longer running, or ``processed`` moved by other than this chunk). A job read back
-    at ``expected_processed + this chunk`` is this commit, applied with its answer lost."""
+    at ``expected_processed + this chunk`` is this commit, applied with its answer lost.
+
+    ``complete_at`` (the file's last chunk): the same write also completes the job (what
+    ``finish(..., "completed", complete_at)`` does, one write fewer), marked with a token so a
+    read-back tells this completion from another worker's; returns ``"completed"`` then. A
+    running job read back at this chunk's count (advanced, not completed, by another worker) is
+    ``True``: the caller completes it with ``finish``, as after a plain advance."""
     keep = errors[: max(0, MAX_ERRORS_KEPT - job_errors_len)]
+    done_at = expected_processed + int(delta.get("processed") or 0)
+    kw: dict = {}
+    token = None
+    if complete_at is not None:
+        from lambdakit import ids
+
+        token = ids.sortable_id().lower()
+        kw = {"set": {"status": "completed", "finished_at": complete_at, "completed_by": token},
+              "remove": ["last_error"]}
     for _try in range(2):
         try:
             _t().update(keys.acct(a), f"IMPORT#{job_id}", add=delta, append={"errors": keep} if keep else None,
                         condition="#s = :running AND #p = :p", names={"#s": "status", "#p": "processed"},
-                        values={":running": "running", ":p": expected_processed}, return_values="NONE")
-            return True
+                        values={":running": "running", ":p": expected_processed}, return_values="NONE", **kw)
+            return "completed" if token else True
         except ConditionFailed:
             job = get_job(a, job_id, consistent=True) or {}
             done = int(job.get("processed") or 0)
+            if token and job.get("status") == "completed" and job.get("completed_by") == token:
+                return "completed"  # this write, its answer lost
             if job.get("status") != "running":
                 return False
-            if done == expected_processed + int(delta.get("processed") or 0):
+            if done == done_at:
                 return True
             if done != expected_processed:
                 return False

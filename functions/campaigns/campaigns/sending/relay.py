@@ -83,12 +83,18 @@ def settle(bulk_id: str, left: int) -> None:
         logger.exception("bulk relay state not recorded", extra={"bulk_id": bulk_id})
 
 
-def resume(limit: int = 50, budget_seconds: float = TICK_BUDGET_SECONDS) -> int:
+def mark_keys() -> list[tuple[str, str]]:
+    """The occupancy marker of the relay index (read by the tick with the other relays')."""
+    return [repo.RELAY_MARK]
+
+
+def resume(limit: int = 50, budget_seconds: float = TICK_BUDGET_SECONDS, marks: dict | None = None) -> int:
     """One tick: queue the outbox rows of bulks whose relay stopped (lease run out). Returns the
-    batches queued; each is counted in the ``BulkBatchesRequeued`` metric."""
+    batches queued; each is counted in the ``BulkBatchesRequeued`` metric. ``marks``: the
+    occupancy markers read by the tick (``mark_keys``), else read here."""
     deadline = time.monotonic() + budget_seconds
     total = 0
-    for b in repo.relaying_bulks(limit):
+    for b in repo.relaying_bulks(limit, marks):
         now = clock.now_iso()
         if time.monotonic() > deadline or (b.get("relay_lease_until") or "") >= now:
             continue

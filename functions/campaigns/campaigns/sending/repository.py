@@ -7,6 +7,8 @@
   in the same transaction as the counter updates).
 - ``BULK#{bulk_id}`` / ``META``  a bulk send: content, totals and progress counters; while its
   outbox has rows, on gsi3 ``BULKRELAY`` / ``{bulk_id}`` with a relay lease.
+- ``BULKRELAY`` / ``MARK``  the occupancy marker of the relay index (``campaigns.common.occupancy``):
+  set before a bulk's META goes on it; the tick queries the index only while it is set.
 - ``BULK#{bulk_id}`` / ``Q#{batch_no:06d}``  the outbox row of one batch not yet queued
   (recipients, delay), deleted once SQS took its message (``campaigns.sending.relay``).
 - ``ACCT#{a}#OUTBOX`` / ``{ulid}``  a sandbox message; gsi1 by recipient, gsi2 by campaign/bulk.
@@ -22,6 +24,7 @@ from lambdakit import aws, clock
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 
+from ..common import occupancy
 from ..counters import repository as counters
 from ..privacy.repository import erasure_pk
 from ..settings import settings
@@ -151,6 +154,8 @@ def add_stats(owner: tuple[str, str], add: dict) -> None:
 # ---------------------------------------------------------------- bulk
 #: gsi3 partition of the bulk sends whose outbox still has rows to queue (``sending.relay``).
 RELAY_PK = "BULKRELAY"
+#: Its occupancy marker.
+RELAY_MARK = (RELAY_PK, "MARK")
 #: How long an Idempotency-Key's anchor names its bulk (the key's own 24 h).
 KEY_SECONDS = 24 * 3600
 
@@ -174,6 +179,9 @@ def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key: tuple[str, str
     crash finds the bulk it made. Returns ``None`` when written, else the id of the bulk the key
     already made (``ValidationFailed`` when that was another body)."""
     pk, ttl = f"BULK#{bulk['id']}", _ttl(settings().send_record_ttl_days)
+    # Before META (with the relay index keys) is written; at every bulk (one write beside its
+    # rows and META), so a bulk request's calls never depend on what its process did before.
+    occupancy.mark(RELAY_MARK, reuse=False)
     table().batch_write(puts=[{"pk": pk, "sk": _row_sk(r["batch_no"]), "ttl": ttl, **r} for r in rows])
     meta = {"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"], "relay_pending": True,
             "relay_lease_until": lease_until, **bulk}
@@ -219,8 +227,18 @@ def rows_queued(bulk_id: str, batch_nos: list[int]) -> None:
     table().batch_write(deletes=[(f"BULK#{bulk_id}", _row_sk(n)) for n in batch_nos])
 
 
-def relaying_bulks(limit: int = 50) -> list[dict]:
+def relaying_bulks(limit: int = 50, marks: dict | None = None) -> list[dict]:
+    """The bulks on the relay index (at most ``limit``), queried only while its marker is set
+    (``marks``: the markers read by the caller, else read here); a marker old enough to clear
+    whose index is found empty is cleared."""
+    if marks is None:
+        marks = occupancy.read([RELAY_MARK])
+    mark = marks.get(RELAY_MARK)
+    if mark is None:
+        return []
     items, _ = table().query(RELAY_PK, index="gsi3", limit=limit)
+    if not items and occupancy.clearable(mark):
+        occupancy.clear(RELAY_MARK, mark)
     return [_public(i) for i in items]
 
 

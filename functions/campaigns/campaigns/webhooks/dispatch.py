@@ -111,15 +111,21 @@ def emit_many(account_id: str, events: list[tuple[str, dict, str | None]]) -> in
     return len(queue)
 
 
-def relay_stale(limit: int = 100) -> int:
+def mark_keys() -> list[tuple[str, str]]:
+    """The occupancy markers of the relay shards (read by the tick with the other relays')."""
+    return repo.mark_keys()
+
+
+def relay_stale(limit: int = 100, marks: dict | None = None) -> int:
     """One sweep (the dispatcher's tick): queue again the deliveries recorded for the queue but
     not attempted within ``RELAY_STALE_SECONDS`` (an SQS failure, a crash before the enqueue, a
     lost message). Each moves to a new ``relay_seq`` first: the worker drops messages of an older
     generation, so one delivery never runs two retry series. Counted in
-    ``WebhookDeliveriesRequeued``; returns how many were queued."""
+    ``WebhookDeliveriesRequeued``; returns how many were queued. ``marks``: the shards' occupancy
+    markers read by the tick (``mark_keys``), else read here."""
     cutoff = clock.iso(clock.now() - dt.timedelta(seconds=RELAY_STALE_SECONDS))
     msgs = []
-    for d in repo.stale_relays(cutoff, limit):
+    for d in repo.stale_relays(cutoff, limit, marks):
         seq = repo.take_relay(d)
         if seq is not None:
             msgs.append({"account_id": d["account_id"], "webhook_id": d["webhook_id"], "delivery_id": d["id"],

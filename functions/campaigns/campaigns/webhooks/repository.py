@@ -10,6 +10,9 @@
   but not yet attempted by a worker is on gsi3 (``WHRELAY#{shard}`` / ``{queued_at}#{webhook_id}#{id}``)
   with ``relay_seq``, the generation of its queue messages: the relay sweep queues again what
   stays there too long (``campaigns.webhooks.dispatch.relay_stale``).
+- ``WHRELAY`` / ``MARK#{shard}``  the occupancy marker of a relay shard (``campaigns.common.occupancy``):
+  set before a delivery is put on the shard, cleared only by a sweep that found the shard empty.
+  The sweep reads the eight markers in one BatchGetItem and queries only the marked shards.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, NotFound, ValidationFailed
 from lambdakit.security import sha256_hex
 
+from ..common import occupancy
 from ..settings import settings
 
 DELIVERY_TTL_DAYS = 30
@@ -81,9 +85,24 @@ def _person_pk(account_id: str, email_l: str) -> str:
     return f"ACCT#{account_id}#WHPERSON#{sha256_hex(email_l)}"
 
 
+def _shard(delivery_id: str) -> int:
+    return int(sha256_hex(delivery_id)[:4], 16) % RELAY_SHARDS
+
+
 def _relay_keys(d: dict, at: str) -> dict:
-    shard = int(sha256_hex(d["id"])[:4], 16) % RELAY_SHARDS
+    """The relay index keys of a delivery; its shard is marked first (``mark_shard``)."""
+    shard = _shard(d["id"])
+    mark_shard(shard)
     return {"gsi3pk": f"{RELAY_PK}#{shard}", "gsi3sk": f"{at}#{d['webhook_id']}#{d['id']}"}
+
+
+def mark_keys() -> list[tuple[str, str]]:
+    """The occupancy markers of the relay shards, in shard order."""
+    return [(RELAY_PK, f"MARK#{shard}") for shard in range(RELAY_SHARDS)]
+
+
+def mark_shard(shard: int) -> None:
+    occupancy.mark(mark_keys()[shard])
 
 
 def create_delivery(d: dict, *, person: str | None = None, relay: bool = False) -> tuple[bool, dict | None]:
@@ -128,12 +147,30 @@ def requeue_delivery(webhook_id: str, delivery_id: str, *, from_status: str, set
                                   values={":st": from_status}, must_exist=True))
 
 
-def stale_relays(cutoff: str, limit: int = 100) -> list[dict]:
-    """Deliveries on the relay index since before ``cutoff`` (never attempted since queued)."""
+def stale_relays(cutoff: str, limit: int = 100, marks: dict | None = None) -> list[dict]:
+    """Deliveries on the relay index since before ``cutoff`` (never attempted since queued), at
+    most ``limit`` per shard, oldest first. Only the marked shards are queried (``marks``: the
+    markers read by the caller, else read here in one BatchGetItem). A marker old enough to clear
+    has its shard queried without the cutoff (the stale items are the first ones of that
+    ascending query, the same ``limit`` of them); found empty, the marker is cleared."""
+    t = table()
+    keys = mark_keys()
+    if marks is None:
+        marks = occupancy.read(keys)
     out: list[dict] = []
-    for shard in range(RELAY_SHARDS):
-        items, _ = table().query(f"{RELAY_PK}#{shard}", index="gsi3", sk_lte=cutoff, limit=limit)
-        out += [_public(i) for i in items]
+    for shard, key in enumerate(keys):
+        mark = marks.get(key)
+        if mark is None:
+            continue
+        if not occupancy.clearable(mark):
+            items, _ = t.query(f"{RELAY_PK}#{shard}", index="gsi3", sk_lte=cutoff, limit=limit)
+            out += [_public(i) for i in items]
+            continue
+        items, _ = t.query(f"{RELAY_PK}#{shard}", index="gsi3", limit=limit)
+        if items:
+            out += [_public(i) for i in items if i["gsi3sk"] <= cutoff]
+        else:
+            occupancy.clear(key, mark)
     return out
 
 
