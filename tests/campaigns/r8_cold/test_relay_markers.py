@@ -11,6 +11,14 @@ from campaigns.common import occupancy as occ
 from lambdakit import clock
 
 ACCOUNT = "acct-relay"
+_REAL_FULL_SWEEP_DUE = occ.full_sweep_due
+
+
+@pytest.fixture(autouse=True)
+def _no_full_sweep(monkeypatch):
+    """The periodic full sweep (every ``FULL_SWEEP_MINUTES``) would make a call count depend on the
+    minute the test runs in: off, except where a test turns it on."""
+    monkeypatch.setattr(occ, "full_sweep_due", lambda now=None: False)
 
 
 @pytest.fixture
@@ -246,3 +254,35 @@ def test_every_bulk_marks_the_relay_index(campaigns_app):
                                   [{"batch_no": 1, "recipients": [{"e": "x@example.com"}], "delay": 0}],
                                   relay.lease_until()) is None
         assert cc.calls == {"dynamodb.UpdateItem": 1, "dynamodb.BatchWriteItem": 1, "dynamodb.PutItem": 1}
+
+
+def test_the_full_sweep_finds_a_delivery_whose_marker_is_gone(campaigns_app, pipe, camp, receiver, later,
+                                                               monkeypatch):
+    """The net under the timing assumptions: a delivery on a shard whose marker was lost (here:
+    deleted by hand, as an index lag beyond INDEX_LAG_SECONDS would let a sweep do) is not seen by
+    the marker-driven ticks, and is requeued by the next full sweep, which queries every shard and
+    clears nothing."""
+    from campaigns.webhooks import repository as wh
+
+    assert camp.post("/webhooks", json={"name": "w", "url": receiver.url, "events": ["contact.subscribed"]}).status == 201
+    assert camp.post("/contacts", json={"email": "lost@example.com"}).status == 201
+    marked = _marks(wh)
+    assert len(marked) == 1
+    for s in marked:
+        wh.table().delete(*wh.mark_keys()[s])
+    later(301)
+    assert pipe.tick()["webhooks_requeued"] == 0  # unmarked: not queried
+    with count_calls() as cc:
+        monkeypatch.setattr(occ, "full_sweep_due", lambda now=None: True)
+        assert pipe.tick()["webhooks_requeued"] == 1
+    assert _shard_queries(cc) >= wh.RELAY_SHARDS  # every shard
+    assert _marks(wh) == {}  # nothing cleared or marked by the full sweep itself
+    pipe.webhooks_all()
+    assert len(receiver.requests) == 1
+
+
+def test_one_tick_in_full_sweep_minutes_is_a_full_sweep():
+    assert [m for m in range(120) if _REAL_FULL_SWEEP_DUE(m * 60.0 + 7)] == [0, 30, 60, 90]
+    assert occ.with_every_partition([("a", "1"), ("b", "1")], {("a", "1"): {"marked_at": 5}}) == {
+        ("a", "1"): {"marked_at": 5}, ("b", "1"): {"marked_at": float("inf")}}
+    assert not occ.clearable({"marked_at": float("inf")})

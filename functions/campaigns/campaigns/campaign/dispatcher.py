@@ -191,13 +191,16 @@ def tick() -> dict:
 
 def _relay_marks() -> dict | None:
     """The occupancy markers of both relays' indexes in one read (``campaigns.common.occupancy``):
-    each relay queries only its marked partitions. ``None`` when the read failed: each relay
-    then reads its own."""
+    each relay queries only its marked partitions, and every partition once in
+    ``occupancy.FULL_SWEEP_MINUTES``. ``None`` when the read failed: each relay then reads its own."""
+    keys = bulk_relay.mark_keys() + webhook_dispatch.mark_keys()
     try:
-        return occupancy.read(bulk_relay.mark_keys() + webhook_dispatch.mark_keys())
+        marks = occupancy.read(keys)
     except Exception:  # noqa: BLE001 - the relays read their own markers
         logger.exception("relay markers not read; each relay reads its own")
         return None
+    # the net under the markers' timing assumptions: every partition, now and then
+    return occupancy.with_every_partition(keys, marks) if occupancy.full_sweep_due() else marks
 
 
 def _relay(name: str, run, marks: dict | None) -> int:

@@ -17,6 +17,12 @@ happened more than ``INDEX_LAG_SECONDS`` before the read, so the query made afte
 its item (the index is eventually consistent within that time), unless the item has already
 left the partition. A write relying on a newer mark changed ``marked_at``: the delete's
 condition fails and the marker stays. Clocks: the Lambda hosts' (NTP-synchronised) wall clocks.
+
+A net under those assumptions: once every ``FULL_SWEEP_MINUTES`` (the tick of a minute divisible
+by it, ``full_sweep_due``) the sweep queries every partition whatever its marker says
+(``with_every_partition``), and clears nothing then. An item whose marker was lost to an index lag
+beyond ``INDEX_LAG_SECONDS`` (DynamoDB gives no bound) is therefore only delayed, by at most that
+period, never stranded.
 """
 from __future__ import annotations
 
@@ -37,6 +43,11 @@ WRITER_RUN_SECONDS = 900
 INDEX_LAG_SECONDS = 300
 #: A sweep clears a marker only when it was set longer ago than this.
 CLEAR_AFTER_SECONDS = REUSE_SECONDS + WRITER_RUN_SECONDS + INDEX_LAG_SECONDS
+
+#: Every partition is queried, marked or not, once in this many minutes (the safety net above).
+FULL_SWEEP_MINUTES = 30
+#: The marker ``with_every_partition`` gives an unmarked partition: queried, never clearable.
+_UNMARKED: dict = {"marked_at": float("inf")}
 
 Key = tuple[str, str]
 
@@ -82,6 +93,16 @@ def mark(key: Key, *, reuse: bool = True) -> None:
 def read(keys: list[Key]) -> dict[Key, dict]:
     """The markers of ``keys`` that are set (one consistent BatchGetItem)."""
     return _table().get_many(keys, consistent=True)
+
+
+def full_sweep_due(now: float | None = None) -> bool:
+    """This minute's sweep queries every partition (one tick in ``FULL_SWEEP_MINUTES``)."""
+    return int((clock.now_ts() if now is None else now) // 60) % FULL_SWEEP_MINUTES == 0
+
+
+def with_every_partition(keys: list[Key], marks: dict[Key, dict]) -> dict[Key, dict]:
+    """``marks`` with every unmarked partition of ``keys`` marked (not clearable): the full sweep."""
+    return {k: marks.get(k) or _UNMARKED for k in keys}
 
 
 def clearable(marker: dict) -> bool:
