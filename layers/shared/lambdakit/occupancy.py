@@ -26,7 +26,8 @@ hosts' (NTP-synchronised) wall clocks.
 
 A net under those assumptions: once every ``FULL_SWEEP_MINUTES`` (the tick of a minute divisible
 by it, ``full_sweep_due``) the sweep queries every partition whatever its marker says
-(``with_every_partition``), and clears nothing then. An item whose marker was lost to an index lag
+(``with_every_partition``; an unmarked partition gets a marker that is never clearable, so the
+full sweep clears only what any tick would). An item whose marker was lost to an index lag
 beyond ``INDEX_LAG_SECONDS`` (DynamoDB gives no bound) is therefore only delayed, by at most that
 period, never stranded.
 

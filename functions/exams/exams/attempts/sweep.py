@@ -5,11 +5,12 @@ whose occupancy marker is set (``lambdakit.occupancy``).
 
 Markers. A start marks its attempt's ``OPEN`` shard before the start transaction, a fold entry
 its ``FOLDDUE`` shard before the put (``repository.markers``; one marker write per process and
-shard in ``occupancy.REUSE_SECONDS``, 10 minutes). A tick reads the 16 markers in one consistent
-BatchGetItem (an idle tick: that one call) and queries only the marked shards. A marker set longer
-ago than ``occupancy.CLEAR_AFTER_SECONDS`` (30 minutes) is cleared, with a conditional delete, once
-its shard is queried empty after the read; a start racing that clear wrote a newer marker, so the
-delete fails and the shard stays marked.
+shard in ``occupancy.REUSE_SECONDS``, 10 minutes: a surge of 5,000 starts a minute served by P
+concurrent processes adds at most P marker writes per shard per 10 minutes, not one per start).
+A tick reads the 16 markers in one consistent BatchGetItem (an idle tick: that one call) and
+queries only the marked shards. A marker set longer ago than ``occupancy.CLEAR_AFTER_SECONDS`` (30
+minutes) is cleared, with a conditional delete, once its shard is queried empty after the read; a
+start racing that clear wrote a newer marker, so the delete fails and the shard stays marked.
 
 The bound and the worst case. The ``OPEN`` index is a GSI, eventually consistent: the markers
 assume it shows a start within ``occupancy.INDEX_LAG_SECONDS`` (5 minutes; DynamoDB's GSI lag
@@ -17,10 +18,10 @@ is normally well under a second, and it gives no bound). Within that bound no du
 missed: it is submitted by the first tick after deadline + grace, as without markers (about a
 minute). Beyond it a shard's marker may be cleared while an attempt on it does not show yet; the
 net: every ``occupancy.FULL_SWEEP_MINUTES`` (30) a tick queries all 16 shards whatever the markers
-say (and clears nothing), so such an attempt is submitted at most 30 minutes (plus a tick) after
-deadline + grace, never stranded. The same holds for a fold entry (its re-queue comes at most 30
-minutes after ``FOLD_DUE_AFTER``). A marker read that fails queries every shard (as the full
-sweep). Submission stays exactly once (``submission.auto_submit``: a conditional state change)."""
+say (an unmarked shard is never cleared), so such an attempt is submitted at most 30 minutes (plus
+a tick) after deadline + grace, never stranded. The same holds for a fold entry (its re-queue
+comes at most 30 minutes after ``FOLD_DUE_AFTER``). A marker read that fails queries every shard
+(as the full sweep). Submission stays exactly once (``submission.auto_submit``: a conditional state change)."""
 from __future__ import annotations
 
 from typing import Any
