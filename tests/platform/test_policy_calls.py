@@ -217,3 +217,40 @@ def test_exams_read_only_functions_write_only_bookkeeping(exams_app, recorder):
     writes = {(fn, pk.split("#")[0]) for (_, fn), a, pk, _b in recorder.calls
               if a in ("PutItem", "UpdateItem") and pk}
     assert ("AnalyticsFunction", "AUTHSEEN") in writes  # the login audit really is written by a read-only function
+
+
+# ---------------------------------------------------------------- occupancy markers (issue 21)
+@pytest.mark.parametrize(("service", "lid", "action", "pk"), [
+    # exams: starts and submissions mark (AttemptsFunction; ProctoringFunction's auto-submit), the
+    # sweep marks (its auto-submit), reads and clears
+    ("exams", "AttemptsFunction", "UpdateItem", "SWEEPMARK"),
+    ("exams", "ProctoringFunction", "UpdateItem", "SWEEPMARK"),
+    ("exams", "AttemptSweepFunction", "UpdateItem", "SWEEPMARK"),
+    ("exams", "AttemptSweepFunction", "BatchGetItem", "SWEEPMARK"),
+    ("exams", "AttemptSweepFunction", "DeleteItem", "SWEEPMARK"),
+    # campaigns: the relays' writers mark, the dispatcher reads and clears
+    ("campaigns", "ContactsFunction", "UpdateItem", "WHRELAY"),
+    ("campaigns", "WebhooksFunction", "UpdateItem", "WHRELAY"),
+    ("campaigns", "SendingFunction", "UpdateItem", "BULKRELAY"),
+    ("campaigns", "DispatcherFunction", "UpdateItem", "WHRELAY"),
+    ("campaigns", "DispatcherFunction", "BatchGetItem", "WHRELAY"),
+    ("campaigns", "DispatcherFunction", "BatchGetItem", "BULKRELAY"),
+    ("campaigns", "DispatcherFunction", "DeleteItem", "WHRELAY"),
+    ("campaigns", "DispatcherFunction", "DeleteItem", "BULKRELAY"),
+])
+def test_occupancy_marker_items_are_allowed_to_their_writers_and_sweeps(service, lid, action, pk):
+    assert allowed(service, lid, action, pk, True)
+
+
+@pytest.mark.usefixtures("exams_jwks")
+def test_exams_attempt_sweep_reads_and_clears_its_markers_within_its_permissions(exams_app, recorder):
+    from exams.attempts import repository as repo
+
+    repo.table().put({"pk": repo.MARK_PK, "sk": repo.open_mark(0)[1], "marked_at": 1})  # old: clearable
+    out = exams_app.exams.invoke_function("AttemptSweepFunction", {"source": "aws.events",
+                                                                   "detail-type": "Scheduled Event"})
+    assert out["submitted"] == 0
+    assert repo.table().get(*repo.open_mark(0), consistent=True) is None  # cleared
+    _assert_allowed(recorder, {"AttemptSweepFunction"})
+    done = {a for (_, fn), a, pk, _b in recorder.calls if fn == "AttemptSweepFunction" and pk == repo.MARK_PK}
+    assert {"BatchGetItem", "DeleteItem"} <= done

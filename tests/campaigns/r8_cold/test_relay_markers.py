@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bench.callcount import count_calls
-from campaigns.common import occupancy as occ
 from lambdakit import clock
+from lambdakit import occupancy as occ
 
 ACCOUNT = "acct-relay"
 _REAL_FULL_SWEEP_DUE = occ.full_sweep_due
@@ -30,9 +30,7 @@ def wh(campaigns_app):
 
 def _fresh_process(repo) -> None:
     """What a new Lambda process knows about the markers: nothing."""
-    from campaigns.common import occupancy
-
-    occupancy.forget()
+    occ.forget()
 
 
 def _delivery_on(repo, shard: int, n: int = 0) -> dict:

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from lambdakit import clock
+from lambdakit import clock, occupancy
 from lambdakit.observability import worker_entry
 
-from ..common import occupancy
 from ..http import logger
 from ..sending import relay as bulk_relay
 from ..sending import repository as send_repo
@@ -190,12 +189,12 @@ def tick() -> dict:
 
 
 def _relay_marks() -> dict | None:
-    """The occupancy markers of both relays' indexes in one read (``campaigns.common.occupancy``):
+    """The occupancy markers of both relays' indexes in one read (``lambdakit.occupancy``):
     each relay queries only its marked partitions, and every partition once in
     ``occupancy.FULL_SWEEP_MINUTES``. ``None`` when the read failed: each relay then reads its own."""
     keys = bulk_relay.mark_keys() + webhook_dispatch.mark_keys()
     try:
-        marks = occupancy.read(keys)
+        marks = occupancy.read(send_repo.table(), keys)
     except Exception:  # noqa: BLE001 - the relays read their own markers
         logger.exception("relay markers not read; each relay reads its own")
         return None

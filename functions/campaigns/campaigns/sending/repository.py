@@ -7,7 +7,7 @@
   in the same transaction as the counter updates).
 - ``BULK#{bulk_id}`` / ``META``  a bulk send: content, totals and progress counters; while its
   outbox has rows, on gsi3 ``BULKRELAY`` / ``{bulk_id}`` with a relay lease.
-- ``BULKRELAY`` / ``MARK``  the occupancy marker of the relay index (``campaigns.common.occupancy``):
+- ``BULKRELAY`` / ``MARK``  the occupancy marker of the relay index (``lambdakit.occupancy``):
   set before a bulk's META goes on it; the tick queries the index only while it is set.
 - ``BULK#{bulk_id}`` / ``Q#{batch_no:06d}``  the outbox row of one batch not yet queued
   (recipients, delay), deleted once SQS took its message (``campaigns.sending.relay``).
@@ -20,11 +20,10 @@ import logging
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from lambdakit import aws, clock
+from lambdakit import aws, clock, occupancy
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 
-from ..common import occupancy
 from ..counters import repository as counters
 from ..privacy.repository import erasure_pk
 from ..settings import settings
@@ -156,6 +155,8 @@ def add_stats(owner: tuple[str, str], add: dict) -> None:
 RELAY_PK = "BULKRELAY"
 #: Its occupancy marker.
 RELAY_MARK = (RELAY_PK, "MARK")
+#: The marker's writer (``lambdakit.occupancy``), with what this process marked.
+markers = occupancy.Markers(table, owner=settings)
 #: How long an Idempotency-Key's anchor names its bulk (the key's own 24 h).
 KEY_SECONDS = 24 * 3600
 
@@ -181,7 +182,7 @@ def put_bulk(bulk: dict, rows: list[dict], lease_until: str, key: tuple[str, str
     pk, ttl = f"BULK#{bulk['id']}", _ttl(settings().send_record_ttl_days)
     # Before META (with the relay index keys) is written; at every bulk (one write beside its
     # rows and META), so a bulk request's calls never depend on what its process did before.
-    occupancy.mark(RELAY_MARK, reuse=False)
+    markers.mark(RELAY_MARK, reuse=False)
     table().batch_write(puts=[{"pk": pk, "sk": _row_sk(r["batch_no"]), "ttl": ttl, **r} for r in rows])
     meta = {"pk": pk, "sk": "META", "ttl": ttl, "gsi3pk": RELAY_PK, "gsi3sk": bulk["id"], "relay_pending": True,
             "relay_lease_until": lease_until, **bulk}
@@ -232,13 +233,13 @@ def relaying_bulks(limit: int = 50, marks: dict | None = None) -> list[dict]:
     (``marks``: the markers read by the caller, else read here); a marker old enough to clear
     whose index is found empty is cleared."""
     if marks is None:
-        marks = occupancy.read([RELAY_MARK])
+        marks = markers.read([RELAY_MARK])
     mark = marks.get(RELAY_MARK)
     if mark is None:
         return []
     items, _ = table().query(RELAY_PK, index="gsi3", limit=limit)
     if not items and occupancy.clearable(mark):
-        occupancy.clear(RELAY_MARK, mark)
+        markers.clear(RELAY_MARK, mark)
     return [_public(i) for i in items]
 
 

@@ -10,7 +10,7 @@
   but not yet attempted by a worker is on gsi3 (``WHRELAY#{shard}`` / ``{queued_at}#{webhook_id}#{id}``)
   with ``relay_seq``, the generation of its queue messages: the relay sweep queues again what
   stays there too long (``campaigns.webhooks.dispatch.relay_stale``).
-- ``WHRELAY`` / ``MARK#{shard}``  the occupancy marker of a relay shard (``campaigns.common.occupancy``):
+- ``WHRELAY`` / ``MARK#{shard}``  the occupancy marker of a relay shard (``lambdakit.occupancy``):
   set before a delivery is put on the shard, cleared only by a sweep that found the shard empty.
   The sweep reads the eight markers in one BatchGetItem and queries only the marked shards.
 """
@@ -20,12 +20,11 @@ import json
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from lambdakit import aws, clock
+from lambdakit import aws, clock, occupancy
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, NotFound, ValidationFailed
 from lambdakit.security import sha256_hex
 
-from ..common import occupancy
 from ..settings import settings
 
 DELIVERY_TTL_DAYS = 30
@@ -37,6 +36,10 @@ RELAY_SHARDS = 8
 
 def table() -> Table:
     return Table(settings().table_name)
+
+
+#: The relay shards' occupancy markers, with what this process marked (reset with the settings).
+markers = occupancy.Markers(table, owner=settings)
 
 
 def _public(item: dict) -> dict:
@@ -102,7 +105,7 @@ def mark_keys() -> list[tuple[str, str]]:
 
 
 def mark_shard(shard: int) -> None:
-    occupancy.mark(mark_keys()[shard])
+    markers.mark(mark_keys()[shard])
 
 
 def create_delivery(d: dict, *, person: str | None = None, relay: bool = False) -> tuple[bool, dict | None]:
@@ -156,7 +159,7 @@ def stale_relays(cutoff: str, limit: int = 100, marks: dict | None = None) -> li
     t = table()
     keys = mark_keys()
     if marks is None:
-        marks = occupancy.read(keys)
+        marks = markers.read(keys)
     out: list[dict] = []
     for shard, key in enumerate(keys):
         mark = marks.get(key)
@@ -170,7 +173,7 @@ def stale_relays(cutoff: str, limit: int = 100, marks: dict | None = None) -> li
         if items:
             out += [_public(i) for i in items if i["gsi3sk"] <= cutoff]
         else:
-            occupancy.clear(key, mark)
+            markers.clear(key, mark)
     return out
 
 

@@ -10,6 +10,10 @@ question/option order and section windows, results after grading. Indexes:
 ``TEST#<test> / CAND#<candidate>`` — attempts a candidate has started (attempt limit); guests
   (``guest:<fingerprint>``) also keep their name, times and ``slot`` (counted in ``candidate_count``).
 ``TATT#<test> / COUNT`` and ``SATT#<student> / COUNT`` — list totals, same transaction as the start.
+``SWEEPMARK / OPEN#<shard>`` and ``SWEEPMARK / FOLDDUE#<shard>`` — the occupancy markers of the
+  sweep's partitions (``lambdakit.occupancy``): written before an attempt is started on an
+  ``OPEN`` shard or a fold entry put on a ``FOLDDUE`` shard; the sweep reads all of them in one
+  BatchGetItem and queries only the marked shards.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from lambdakit import aws, clock, ratelimit
+from lambdakit import aws, clock, occupancy, ratelimit
 from lambdakit.errors import ConditionFailed
 
 from ..settings import settings
@@ -27,6 +31,27 @@ from ..store import page_query, strip_keys, table
 logger = logging.getLogger("exams.attempts")
 
 META = "A#META"
+
+#: Partition of the sweep's occupancy markers (one item per ``OPEN``/``FOLDDUE`` shard).
+MARK_PK = "SWEEPMARK"
+#: The markers' writer, with what this process marked (reset with the settings, as in tests).
+markers = occupancy.Markers(table, owner=settings)
+
+
+def open_mark(shard: int) -> occupancy.Key:
+    """The occupancy marker of the ``OPEN#<shard>`` index partition (attempts in progress)."""
+    return MARK_PK, f"OPEN#{shard}"
+
+
+def fold_mark(shard: int) -> occupancy.Key:
+    """The occupancy marker of the ``FOLDDUE#<shard>`` outbox partition."""
+    return MARK_PK, f"FOLDDUE#{shard}"
+
+
+def sweep_marks() -> list[occupancy.Key]:
+    """Every marker the sweep reads: the ``OPEN`` shards', then the ``FOLDDUE`` shards'."""
+    n = settings().sweep_shards
+    return [open_mark(s) for s in range(n)] + [fold_mark(s) for s in range(n)]
 
 
 def ans_sk(qid: str) -> str:
@@ -119,6 +144,13 @@ def due(shard: int, cutoff_iso: str, limit: int) -> list[dict]:
     return items
 
 
+def open_on(shard: int, limit: int) -> list[dict]:
+    """The first ``limit`` attempts of the ``OPEN#<shard>`` index, earliest deadline first (the due
+    ones of ``due`` lead them): the query that tells an empty shard."""
+    items, _ = table().query(f"OPEN#{shard}", index="gsi3", limit=limit)
+    return items
+
+
 # ------------------------------------------------------------------ writes
 def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: bool, allowed: int,
           max_candidates: int | None, shard: int, cand_set: dict | None = None,
@@ -127,7 +159,8 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
     the test is still published, the candidate's attempt count (which also serialises the
     starts of one candidate) and the package's candidate capacity hold (``max_candidates``:
     a slot is counted now; guests pass ``None`` and count theirs on the first answer).
-    ``ConditionFailed.reasons`` tells which op failed."""
+    ``ConditionFailed.reasons`` tells which op failed. The shard's occupancy marker is written
+    first (at most once per process and shard in ``occupancy.REUSE_SECONDS``)."""
     a = attempt
     item = {**a, "pk": f"ATTEMPT#{a['id']}", "sk": META,
             "gsi2pk": f"TESTATT#{a['test_id']}", "gsi2sk": f"{a['started_at']}#{a['id']}",
@@ -159,6 +192,7 @@ def start(attempt: dict, *, test: dict, cand_count: int | None, new_candidate: b
         ops.append({"check": (f"TEST#{a['test_id']}", "META"), "condition": test_cond, "names": {"#st": "status"},
                     "values": test_values})
     ops = [{k: v for k, v in op.items() if v is not None} for op in ops]
+    markers.mark(open_mark(shard))  # before the attempt is on the sweep's index
     table().transact(ops)  # contention (TransactionConflict) is retried inside Table.transact
     # hot counters outside the transaction (plain atomic ADDs never conflict). The attempt is
     # started: a throttle or server error here must not answer an error, or the client starts a
@@ -251,6 +285,7 @@ def mark_submitted(attempt_id: str, fields: dict, *, client_id: str, percentage:
         return table().update(f"ATTEMPT#{attempt_id}", META, set={**fields, **top}, condition=condition,
                               names=names, values=values)
     cond: dict[str, Any] = {"condition": condition, "names": names, "values": values}
+    _mark_fold_shard(attempt_id)
     table().transact([{"update": (f"ATTEMPT#{attempt_id}", META), "set": {**fields, **top}, **cond},
                       {"put": _fold_due_item(attempt_id, fold_due_of["test_id"])}])
     return {**fold_due_of, **fields}
@@ -279,10 +314,19 @@ FOLD_DUE_AFTER = 120
 FOLD_DUE_TTL = 7 * 86400  # < the fold markers' 15 days: a re-queued fold is never counted twice
 
 
-def _fold_pk(attempt_id: str) -> str:
+def _fold_shard(attempt_id: str) -> int:
     import zlib
 
-    return f"FOLDDUE#{zlib.crc32(attempt_id.encode()) % settings().sweep_shards}"
+    return zlib.crc32(attempt_id.encode()) % settings().sweep_shards
+
+
+def _fold_pk(attempt_id: str) -> str:
+    return f"FOLDDUE#{_fold_shard(attempt_id)}"
+
+
+def _mark_fold_shard(attempt_id: str) -> None:
+    """The occupancy marker of the attempt's ``FOLDDUE`` shard, before an entry is put there."""
+    markers.mark(fold_mark(_fold_shard(attempt_id)))
 
 
 def _fold_due_item(attempt_id: str, test_id: str) -> dict:
@@ -291,6 +335,7 @@ def _fold_due_item(attempt_id: str, test_id: str) -> dict:
 
 
 def mark_fold_due(attempt_id: str, test_id: str) -> None:
+    _mark_fold_shard(attempt_id)
     table().put(_fold_due_item(attempt_id, test_id))
 
 
@@ -304,6 +349,12 @@ def folds_due(shard: int, cutoff_ts: int, limit: int) -> list[dict]:
     from boto3.dynamodb.conditions import Attr
 
     return table().query_all(f"FOLDDUE#{shard}", filter=Attr("at").lte(cutoff_ts), max_items=limit)
+
+
+def folds_on(shard: int) -> bool:
+    """Whether the ``FOLDDUE#<shard>`` partition holds any entry (one item read)."""
+    items, _ = table().query(f"FOLDDUE#{shard}", limit=1, consistent=True)
+    return bool(items)
 
 
 def postpone_fold(attempt_id: str) -> None:
