@@ -109,3 +109,21 @@ def test_the_full_sweep_covers_every_partition_and_clears_nothing():
     every = occupancy.with_every_partition([A, B], {A: {"marked_at": 5}})
     assert every == {A: {"marked_at": 5}, B: {"marked_at": float("inf")}}
     assert not occupancy.clearable(every[B])
+
+
+def test_work_found_without_a_marker_is_logged_and_counted(monkeypatch, caplog):
+    """The full sweep's net is visible: work under a partition that had no marker (a lost marker)
+    is a WARNING and the OccupancyMarkerMissed metric; work under a real marker, or under the
+    markers of a sweep that could not read them, is expected and says nothing."""
+    from lambdakit import observability
+
+    counted: list[tuple[str, float]] = []
+    monkeypatch.setattr(observability, "count", lambda n, v=1, *a, **k: counted.append((n, v)))
+    swept = occupancy.with_every_partition([A, B], {A: {"marked_at": 5}})
+    occupancy.found(swept[A], A, 3)  # a real marker: expected work
+    occupancy.found(swept[B], B, 0)  # nothing found
+    occupancy.found(occupancy.unread([B])[B], B, 2)  # markers unread: every partition queried
+    assert counted == []
+    occupancy.found(swept[B], B, 2)
+    assert counted == [("OccupancyMarkerMissed", 2)]
+    assert not occupancy.clearable(occupancy.unread([A])[A])

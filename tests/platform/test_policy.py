@@ -214,6 +214,18 @@ def test_cold_start_without_bytecode_alarm(name):
     assert (p["Statistic"], p["Threshold"], p["ComparisonOperator"]) == ("Sum", 0, "GreaterThanThreshold")
 
 
+@pytest.mark.parametrize("name", ["campaigns", "exams"])
+def test_occupancy_marker_missed_alarm(name):
+    """Issue #21: the metric lambdakit.occupancy.found emits when a full sweep finds work on a
+    partition without its marker alarms in the services whose sweeps use markers."""
+    svc = SVCS[name]
+    p = _alarms(svc)["OccupancyMarkerMissedAlarm"]
+    ns = svc.template["Globals"]["Function"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"]
+    assert (p["Namespace"], p["MetricName"], p.get("Dimensions")) == (ns, "OccupancyMarkerMissed", None)
+    assert (p["Statistic"], p["Threshold"], p["ComparisonOperator"]) == ("Sum", 0, "GreaterThanThreshold")
+    assert "docs/operations.md#occupancy-marker-missed" in p["AlarmDescription"]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_ses_reputation_alarms_where_the_service_sends_email(name):
     svc = SVCS[name]

@@ -29,7 +29,11 @@ by it, ``full_sweep_due``) the sweep queries every partition whatever its marker
 (``with_every_partition``; an unmarked partition gets a marker that is never clearable, so the
 full sweep clears only what any tick would). An item whose marker was lost to an index lag
 beyond ``INDEX_LAG_SECONDS`` (DynamoDB gives no bound) is therefore only delayed, by at most that
-period, never stranded.
+period, never stranded. And it is seen: work a full sweep finds on a partition that had no
+marker (``found``) is logged as a WARNING and counted in the ``OccupancyMarkerMissed`` metric,
+which each service's ``OccupancyMarkerMissedAlarm`` watches (docs/operations.md,
+#occupancy-marker-missed); right after the first deployment of the markers it also counts work
+queued before them, once.
 
 Writes a writer adds: at most one marker write per partition per process per ``REUSE_SECONDS``
 (``reuse=False``: one per call, for a writer whose calls must not depend on its process's past).
@@ -56,8 +60,12 @@ CLEAR_AFTER_SECONDS = REUSE_SECONDS + WRITER_RUN_SECONDS + INDEX_LAG_SECONDS
 
 #: Every partition is queried, marked or not, once in this many minutes (the safety net above).
 FULL_SWEEP_MINUTES = 30
-#: The marker ``with_every_partition`` gives an unmarked partition: queried, never clearable.
+#: The marker ``with_every_partition`` gives an unmarked partition: queried, never clearable;
+#: work found under it is a missed marker (``found``).
 _UNMARKED: dict = {"marked_at": float("inf")}
+#: The marker of every partition when the markers could not be read (``unread``): queried, never
+#: clearable, and work found under it is expected.
+_UNREAD: dict = {"marked_at": float("inf")}
 
 Key = tuple[str, str]
 
@@ -145,6 +153,22 @@ def full_sweep_due(now: float | None = None) -> bool:
 def with_every_partition(keys: Iterable[Key], marks: dict[Key, dict]) -> dict[Key, dict]:
     """``marks`` with every unmarked partition of ``keys`` marked (not clearable): the full sweep."""
     return {k: marks.get(k) or _UNMARKED for k in keys}
+
+
+def unread(keys: Iterable[Key]) -> dict[Key, dict]:
+    """Every partition of ``keys`` to be queried because the markers could not be read."""
+    return {k: _UNREAD for k in keys}
+
+
+def found(marker: dict, key: Key, n: int) -> None:
+    """A sweep found ``n`` items of work on ``key``'s partition: when the partition had no marker
+    (a full sweep's ``with_every_partition``), the marker was lost: WARNING + ``OccupancyMarkerMissed``."""
+    if n and marker is _UNMARKED:
+        from .observability import count, get_logger
+
+        get_logger("lambdakit").warning("occupancy: work found on a partition without its marker",
+                                        extra={"marker": f"{key[0]}/{key[1]}", "items": n})
+        count("OccupancyMarkerMissed", n)
 
 
 def clearable(marker: dict) -> bool:

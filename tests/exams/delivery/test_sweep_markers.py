@@ -231,9 +231,14 @@ def test_the_full_sweep_submits_an_attempt_whose_marker_is_gone(tenant, repo, sw
     later(PAST_DEADLINE)
     assert sweep.run()["submitted"] == 0  # unmarked: not queried
     monkeypatch.setattr(occ, "full_sweep_due", lambda now=None: True)
+    from lambdakit import observability
+
+    counted: list[tuple[str, float]] = []
+    monkeypatch.setattr(observability, "count", lambda n, v=1, *x, **k: counted.append((n, v)))
     with count_calls() as cc:
         assert sweep.run()["submitted"] == 1
     assert _status(repo, a["id"]) == "submitted"
+    assert ("OccupancyMarkerMissed", 1) in counted  # the on-call engineer sees the lost marker
     assert cc.calls["dynamodb.Query"] >= 16  # every OPEN and FOLDDUE shard
     assert "dynamodb.DeleteItem" not in cc.calls  # nothing cleared
     assert not any(sk.startswith("OPEN#") for sk in _marks(repo))

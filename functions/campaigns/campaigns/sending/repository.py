@@ -238,6 +238,7 @@ def relaying_bulks(limit: int = 50, marks: dict | None = None) -> list[dict]:
     if mark is None:
         return []
     items, _ = table().query(RELAY_PK, index="gsi3", limit=limit)
+    occupancy.found(mark, RELAY_MARK, len(items))
     if not items and occupancy.clearable(mark):
         markers.clear(RELAY_MARK, mark)
     return [_public(i) for i in items]

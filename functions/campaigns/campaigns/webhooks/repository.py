@@ -167,6 +167,7 @@ def stale_relays(cutoff: str, limit: int = 100, marks: dict | None = None) -> li
             continue
         if not occupancy.clearable(mark):
             items, _ = t.query(f"{RELAY_PK}#{shard}", index="gsi3", sk_lte=cutoff, limit=limit)
+            occupancy.found(mark, key, len(items))
             out += [_public(i) for i in items]
             continue
         items, _ = t.query(f"{RELAY_PK}#{shard}", index="gsi3", limit=limit)

@@ -48,7 +48,7 @@ def marks() -> Marks:
         found = repo.markers.read(keys)
     except Exception:  # noqa: BLE001 - query every shard rather than none
         logger.exception("sweep markers not read; every shard is queried")
-        return occupancy.with_every_partition(keys, {})
+        return occupancy.unread(keys)
     return occupancy.with_every_partition(keys, found) if occupancy.full_sweep_due() else found
 
 
@@ -77,7 +77,9 @@ def _due(shard: int, cutoff_iso: str, m: Marks) -> list[dict]:
     if mark is None:
         return []
     if not occupancy.clearable(mark):
-        return repo.due(shard, cutoff_iso, PER_SHARD)
+        due = repo.due(shard, cutoff_iso, PER_SHARD)
+        occupancy.found(mark, key, len(due))
+        return due
     items = repo.open_on(shard, PER_SHARD)
     if not items:
         repo.markers.clear(key, mark)
@@ -93,6 +95,7 @@ def _folds_due(shard: int, cutoff_ts: int, m: Marks) -> list[dict]:
     if mark is None:
         return []
     items = repo.folds_due(shard, cutoff_ts, PER_SHARD)
+    occupancy.found(mark, key, len(items))
     if not items and occupancy.clearable(mark) and not repo.folds_on(shard):
         repo.markers.clear(key, mark)
     return items
