@@ -108,6 +108,25 @@ def exams_jwks(exams_app, tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def rotate_jwks(exams_jwks):
+    """Add a new RS256 signing key with ``kid`` to the served key set (a provider's key rotation);
+    returns its private key."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    def rotate(kid: str = "rotated-1"):
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+        jwk.update(kid=kid, alg="RS256", use="sig")
+        doc = json.loads(exams_jwks.read_text())
+        doc["keys"].append(jwk)
+        exams_jwks.write_text(json.dumps(doc))
+        return key
+
+    return rotate
+
+
+@pytest.fixture
 def exam_users(exams_app, exams_jwks) -> ExamUsers:
     return ExamUsers(exams_app)
 

@@ -3,6 +3,7 @@
 Only repositories import it."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
@@ -74,3 +75,11 @@ def strip_keys(item: dict[str, Any] | None) -> dict[str, Any] | None:
     if item is None:
         return None
     return {k: v for k, v in item.items() if k not in ("pk", "sk", "ttl") and not k.startswith("gsi")}
+
+
+def read_or_have(key: tuple[str, str], have: Mapping[tuple[str, str], dict | None] | None) -> dict | None:
+    """The item ``key``: from ``have`` (items read with authentication in this request,
+    ``identity.reads``; ``None`` there: no such item) when it holds the key, else read now."""
+    if have is not None and key in have:
+        return have[key]
+    return table().get(*key)

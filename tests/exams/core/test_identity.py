@@ -26,16 +26,6 @@ def _claims(**over):
     return base
 
 
-def _rotate(jwks_path, kid="rotated-1"):
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
-    jwk.update(kid=kid, alg="RS256", use="sig")
-    doc = json.loads(jwks_path.read_text())
-    doc["keys"].append(jwk)
-    jwks_path.write_text(json.dumps(doc))
-    return key
-
-
 def _code(r):
     return r.status, r.json()["error"]
 
@@ -50,7 +40,7 @@ def test_missing_and_malformed_tokens(exams_app, exam_users):
     assert exams_app.exams.get("/api/settings", headers=sa.headers).status == 200
 
 
-def test_bad_signature_wrong_issuer_audience(exams_app, exam_users, exams_jwks):
+def test_bad_signature_wrong_issuer_audience(exams_app, exam_users, exams_jwks, rotate_jwks):
     sa = exam_users.super_admin()
     head, payload, sig = sa.token.split(".")
     forged = json.loads(jwt.utils.base64url_decode(payload))
@@ -58,7 +48,7 @@ def test_bad_signature_wrong_issuer_audience(exams_app, exam_users, exams_jwks):
     tampered = ".".join([head, jwt.utils.base64url_encode(json.dumps(forged).encode()).decode(), sig])
     r = exams_app.exams.get("/api/settings", headers={"Authorization": f"Bearer {tampered}"})
     assert _code(r) == (401, "TOKEN_VERIFICATION_FAILED")
-    key = _rotate(exams_jwks)
+    key = rotate_jwks()
     for over in ({"iss": "https://issuer.example.com/other"}, {"aud": "another-client"}):
         tok = jwt.encode(_claims(sub=sa.id, **over), key, algorithm="RS256", headers={"kid": "rotated-1"})
         assert _code(exams_app.exams.get("/api/settings", headers={"Authorization": f"Bearer {tok}"})) == \
@@ -80,10 +70,10 @@ def test_expired_token(exams_app, exam_users):
     assert _code(exams_app.exams.get("/api/settings", headers=sa.headers)) == (401, "TOKEN_EXPIRED")
 
 
-def test_rotated_key_is_fetched_again(exams_app, exam_users, exams_jwks):
+def test_rotated_key_is_fetched_again(exams_app, exam_users, exams_jwks, rotate_jwks):
     sa = exam_users.super_admin()
     assert exams_app.exams.get("/api/settings", headers=sa.headers).status == 200  # JWKS now cached
-    key = _rotate(exams_jwks, kid="next-key")
+    key = rotate_jwks("next-key")
     tok = jwt.encode(_claims(sub=sa.id), key, algorithm="RS256", headers={"kid": "next-key"})
     h = {"Authorization": f"Bearer {tok}"}
     # fetched moments ago: a burst of unknown kids does not hammer the provider
@@ -92,10 +82,10 @@ def test_rotated_key_is_fetched_again(exams_app, exam_users, exams_jwks):
     assert exams_app.exams.get("/api/settings", headers=h).status == 200
 
 
-def test_user_id_claim_preferred_over_sub(exams_app, exam_users, exams_jwks):
+def test_user_id_claim_preferred_over_sub(exams_app, exam_users, exams_jwks, rotate_jwks):
     """Firebase-style tokens carry user_id; it wins over sub."""
     sa = exam_users.super_admin()
-    key = _rotate(exams_jwks, kid="fb")
+    key = rotate_jwks("fb")
     clock.set_offset(60)
     tok = jwt.encode(_claims(sub="someone-else", user_id=sa.id), key, algorithm="RS256", headers={"kid": "fb"})
     assert exams_app.exams.get("/api/settings", headers={"Authorization": f"Bearer {tok}"}).status == 200

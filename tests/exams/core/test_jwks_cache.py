@@ -65,16 +65,6 @@ def _item():
     return Table(settings().table_name).get(*jwks.item_key(), consistent=True)
 
 
-def _rotate(jwks_path, kid):
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
-    jwk.update(kid=kid, alg="RS256", use="sig")
-    doc = json.loads(jwks_path.read_text())
-    doc["keys"].append(jwk)
-    jwks_path.write_text(json.dumps(doc))
-    return key
-
-
 def _token(key, kid, sub, **over):
     import os
 
@@ -122,11 +112,11 @@ def test_a_cold_request_with_the_item_reads_everything_in_one_batch_and_fetches_
     assert len(_logins(exams_app, exam_users.super_admin(), ca.id)) == 1
 
 
-def test_provider_down_with_a_stored_set_still_verifies(exams_app, exam_users, exams_jwks, fetches, monkeypatch):
+def test_provider_down_with_a_stored_set_still_verifies(exams_app, exam_users, exams_jwks, fetches, monkeypatch, rotate_jwks):
     from exams.settings import settings
 
     sa = exam_users.super_admin()
-    key = _rotate(exams_jwks, "ours")
+    key = rotate_jwks("ours")
     assert exams_app.exams.get("/api/settings", headers=sa.headers).status == 200  # stored with "ours"
     exams_jwks.unlink()  # the provider is down from now on
     _cold(monkeypatch)
@@ -153,10 +143,10 @@ def test_provider_down_and_nothing_stored_is_503(exams_app, exam_users, exams_jw
     assert r.status == 503 and r.json()["details"] == {"reason": "identity_provider_unavailable"}
 
 
-def test_rotation_refetches_respecting_the_min_interval(exams_app, exam_users, exams_jwks, fetches, monkeypatch):
+def test_rotation_refetches_respecting_the_min_interval(exams_app, exam_users, exams_jwks, fetches, monkeypatch, rotate_jwks):
     sa = exam_users.super_admin()
     assert exams_app.exams.get("/api/settings", headers=sa.headers).status == 200  # stored now
-    key = _rotate(exams_jwks, "next-key")
+    key = rotate_jwks("next-key")
     h = _token(key, "next-key", sa.id)
     _cold(monkeypatch)
     fetches.clear()

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from lambdakit.errors import ConditionFailed, Conflict
 
-from ..store import page_query, strip_keys, table
+from ..store import page_query, read_or_have, strip_keys, table
 
 NO_FOLDER = "-"
 
@@ -122,10 +122,7 @@ def count(client_id: str, folder_id: str | None, *,
           have: Mapping[tuple[str, str], dict | None] | None = None) -> int:
     """``have``: items read with authentication in this request (``identity.reads``), by key
     (``None``: no such item): the total's item when there, else it is read."""
-    key = count_key(client_id, folder_id)
-    got, item = (True, have[key]) if have is not None and key in have else (False, None)
-    if not got:
-        item = table().get(*key)
+    item = read_or_have(count_key(client_id, folder_id), have)
     return int((item or {}).get("n" if folder_id else "all") or 0)
 
 

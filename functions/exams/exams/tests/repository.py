@@ -21,7 +21,7 @@ from lambdakit.batching import runs
 from lambdakit.ddbcalls import size_of
 from lambdakit.errors import ConditionFailed
 
-from ..store import page_query, strip_keys, table
+from ..store import page_query, read_or_have, strip_keys, table
 
 PAPER_CHUNK = 40
 SNAPSHOT_BYTES = 300_000
@@ -173,11 +173,7 @@ def count(client_id: str, status: str | None, folder_id: str | None, *,
           have: Mapping[tuple[str, str], dict | None] | None = None) -> int:
     """``have``: items read with authentication in this request (``identity.reads``), by key
     (``None``: no such item): the total's item when there, else it is read."""
-    key = count_key(client_id, folder_id)
-    got, item = (True, have[key]) if have is not None and key in have else (False, None)
-    if not got:
-        item = table().get(*key)
-    item = item or {}
+    item = read_or_have(count_key(client_id, folder_id), have) or {}
     if folder_id:
         return int(item.get("n") or 0)
     return int(item.get(f"s:{status}" if status else "all") or 0)
