@@ -15,7 +15,7 @@ import importlib
 import pytest
 
 from tests.campaigns.conftest import admin_key, auth_headers, camp, make_key  # noqa: F401
-from tests.exams.conftest import exam_users, exams_jwks  # noqa: F401
+from tests.exams.conftest import exam_users, exams_jwks, rotate_jwks  # noqa: F401
 from tests.exams.delivery.delivery_helpers import Tenant
 from tests.internships.conftest import intern_seed, intern_users  # noqa: F401
 

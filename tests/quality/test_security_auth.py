@@ -14,7 +14,6 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from lambdakit import clock
-from tests.exams.core.test_identity import _rotate as _add_jwk
 from tests.quality.conftest import assert_error
 
 
@@ -41,12 +40,12 @@ def _exam_claims(sub: str, **over) -> dict:
     return base
 
 
-def test_exams_rejects_forged_id_tokens(exams_app, exam_users, exams_jwks):
+def test_exams_rejects_forged_id_tokens(exams_app, exam_users, exams_jwks, rotate_jwks):
     api = exams_app.exams
     sa = exam_users.super_admin()
     assert api.get("/api/settings", headers=sa.headers).status == 200
     real_kid = jwt.get_unverified_header(sa.token)["kid"]
-    trusted = _add_jwk(exams_jwks, "trusted-extra")  # a key the service trusts (for aud/exp cases)
+    trusted = rotate_jwks("trusted-extra")  # a key the service trusts (for aud/exp cases)
     stranger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     cases = {
         "alg none": _none_token(_exam_claims(sa.id)),
