@@ -1,5 +1,11 @@
-"""boto3 clients, created lazily and cached per process (no boto3 resources: ``lambdakit.ddb``
+"""AWS clients, created lazily and cached per process (low-level clients only: ``lambdakit.ddb``
 uses the low-level client).
+
+Clients are botocore's own (``Session.create_client``), not boto3's: a client boto3 makes is
+the same botocore client, with nothing our code uses added except, for S3, the managed-transfer
+methods (``upload_fileobj`` & co.), and importing the ``boto3`` package costs ≈ 15 ms of a cold
+first request (docs/platform.md, "Clients without the boto3 package"). The one managed transfer
+(``campaigns.contacts.jobs.upload_export``) calls boto3's ``upload_fileobj`` with our client.
 
 The services in ``BUNDLED_SERVICES`` are built from ``botodata/`` (``tools/botodata.py``): the
 botocore data of those services only, so the loader neither lists botocore's ~440 service
@@ -7,7 +13,7 @@ folders nor parses its 1.25 MB ``endpoints.json`` on the first client of a cold 
 (≈65 → ≈11 ms; docs/quality.md, "Cold first request"). It is used only when its ``VERSION`` is
 the installed botocore's; any other service, or another release, gets botocore's own loader.
 
-The endpoint comes from ``AWS_ENDPOINT_URL`` (boto3 reads it itself), which is
+The endpoint comes from ``AWS_ENDPOINT_URL`` (botocore reads it itself), which is
 how the local runtime and the tests reach moto. Only data-access modules import
 this module. With tracing on, botocore is patched for X-Ray right before the first
 client is created (``observability.patch_aws_sdk``).
@@ -27,7 +33,7 @@ DATA_DIR = Path(__file__).with_name("botodata")
 
 _lock = threading.Lock()
 _clients: dict[tuple[str, str | None], Any] = {}
-_sessions: dict[bool, Any] = {}
+_sessions: dict[bool, Any] = {}  # botocore sessions: bundled data or botocore's own
 _hooks: list[tuple[str, Any, str | None]] = []
 
 
@@ -62,7 +68,6 @@ def _get_session(service: str = ""):
     session = _sessions.get(bundled)
     if session is None:
         patch_aws_sdk()
-        import boto3
         import botocore.session
 
         core = botocore.session.Session()
@@ -73,7 +78,7 @@ def _get_session(service: str = ""):
                                                           include_default_search_paths=False))
         for event, handler, unique_id in _hooks:
             core.register(event, handler, unique_id=unique_id)
-        session = _sessions[bundled] = boto3.session.Session(botocore_session=core)
+        session = _sessions[bundled] = core
     return session
 
 
@@ -83,7 +88,7 @@ def register_hook(event: str, handler: Any, unique_id: str | None = None) -> Non
     with _lock:
         _hooks.append((event, handler, unique_id))
         for session in _sessions.values():
-            session.events.register(event, handler, unique_id=unique_id)
+            session.register(event, handler, unique_id=unique_id)
         for c in _clients.values():
             c.meta.events.register(event, handler, unique_id=unique_id)
 
@@ -95,7 +100,7 @@ def client(name: str, region: str | None = None) -> Any:
         with _lock:
             c = _clients.get(key)
             if c is None:
-                c = _get_session(name).client(name, region_name=region or _region(), config=_config(name))
+                c = _get_session(name).create_client(name, region_name=region or _region(), config=_config(name))
                 _clients[key] = c
     return c
 

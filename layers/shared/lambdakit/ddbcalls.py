@@ -13,6 +13,7 @@ import logging
 from decimal import Decimal
 from typing import Any, Callable
 
+from .ddbtypes import deserialize, serialize
 from .errors import ConditionFailed, Contention, StorageRefused, Throttled
 
 logger = logging.getLogger("lambdakit.ddb")
@@ -152,28 +153,16 @@ def storage_refused(message: str) -> StorageRefused:
 
 
 # ---------------------------------------------------------------- wire format
-# The low-level client speaks DynamoDB's typed JSON ({"S": ...}); these convert whole items. One
-# serializer/deserializer per process (stateless, so safe across threads, unlike the resource
-# layer's shared condition builder, which garbles expressions built concurrently).
-_codec: list[Any] = []
-
-
-def _types() -> tuple[Any, Any]:
-    if not _codec:
-        from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-
-        _codec[:] = [TypeSerializer(), TypeDeserializer()]
-    return _codec[0], _codec[1]
-
-
+# The low-level client speaks DynamoDB's typed JSON ({"S": ...}); these convert whole items with
+# ``lambdakit.ddbtypes`` (boto3's TypeSerializer/TypeDeserializer without importing boto3; stateless,
+# so safe across threads, unlike the resource layer's shared condition builder, which garbles
+# expressions built concurrently).
 def ser_item(item: dict) -> dict:
     """Python item (or key, or expression values) → DynamoDB wire format."""
-    ser = _types()[0]
-    return {k: ser.serialize(to_ddb(v)) for k, v in item.items()}
+    return {k: serialize(to_ddb(v)) for k, v in item.items()}
 
 
 def deser_item(item: dict) -> dict:
-    """DynamoDB wire format → Python item (numbers as Decimal; ``from_ddb`` makes them plain)."""
-    de = _types()[1]
-    return {k: de.deserialize(v) for k, v in item.items()}
-
+    """DynamoDB wire format → Python item (numbers as Decimal, binaries as bytes; ``from_ddb``
+    makes them plain)."""
+    return {k: deserialize(v) for k, v in item.items()}

@@ -199,9 +199,15 @@ def export_url(key: str, ttl: int) -> str:
 
 
 def upload_export(key: str, fileobj, content_type: str, filename: str) -> None:
-    """Stream a file object to the files bucket (managed transfer: multipart above 8 MB)."""
+    """Stream a file object to the files bucket (managed transfer: multipart above 8 MB).
+
+    boto3's ``upload_fileobj`` called with the shared client: ``lambdakit.aws`` makes botocore
+    clients, which lack the method boto3 injects into its S3 clients; the function is the same
+    one, so only an export upload imports the boto3 package."""
+    from boto3.s3.inject import upload_fileobj
+
     with s3.guard("upload export", "The export could not be stored"):
-        aws.client("s3").upload_fileobj(fileobj, settings().files_bucket, key, ExtraArgs={
+        upload_fileobj(aws.client("s3"), fileobj, settings().files_bucket, key, ExtraArgs={
             "ContentType": content_type, "ContentDisposition": f'attachment; filename="{filename}"',
             "ServerSideEncryption": "AES256"})
 
