@@ -12,23 +12,31 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 import jwt
 
 from .rs256 import RS256
 
 
-def _rs256_decoder() -> jwt.PyJWT:
-    decoder = jwt.PyJWT()
-    # PyJWT keeps the PyJWS an instance signs and verifies with in the private attribute ``_jws``
-    # (2.x; its own global instance is wired the same way). tests/platform/test_rs256.py fails if
-    # that changes. Only this instance's algorithms change: PyJWT's global ones stay as they are.
-    jws = decoder._jws
-    for alg in jws.get_algorithms():
-        jws.unregister_algorithm(alg)
-    jws.register_algorithm("RS256", RS256())
-    return decoder
+class RS256Decoder(jwt.PyJWT):
+    """A ``jwt.PyJWT`` that knows one algorithm, ``lambdakit.rs256.RS256``; ``decode`` takes its
+    keys (``RSAPublicKey``, or a JWK)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # PyJWT keeps the PyJWS an instance signs and verifies with in the private attribute ``_jws``
+        # (2.x; its own global instance is wired the same way). tests/platform/test_rs256.py fails if
+        # that changes. Only this instance's algorithms change: PyJWT's global ones stay as they are.
+        jws = self._jws
+        for alg in jws.get_algorithms():
+            jws.unregister_algorithm(alg)
+        jws.register_algorithm("RS256", RS256())
+
+    def decode(self, jwt: str | bytes, key: Any = "", *args: Any, **kwargs: Any) -> Any:
+        return super().decode(jwt, key, *args, **kwargs)
 
 
-rs256_decoder = _rs256_decoder()
+rs256_decoder = RS256Decoder()
 
 __all__ = ["jwt", "rs256_decoder"]

@@ -107,7 +107,7 @@ def _parse(data: object) -> tuple[dict[str, RSAPublicKey], list[dict]]:
     return keys, kept
 
 
-def _fetch(url: str) -> tuple[dict[str, object], list[dict]]:
+def _fetch(url: str) -> tuple[dict[str, RSAPublicKey], list[dict]]:
     import urllib.request
 
     scheme = urlsplit(url).scheme
