@@ -40,6 +40,7 @@ EXPONENT = 65537
 SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
 #: JWK members of an RSA private key (RFC 7518 section 6.3.2): a key carrying any of them is refused.
 PRIVATE_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "oth")
+
 __all__ = ["RS256", "InvalidKeyError", "RSAPublicKey", "encoded_message", "verify"]
 
 _B64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
