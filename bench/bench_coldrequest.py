@@ -4,8 +4,8 @@
 boto3, its clients and whatever the route imports lazily. Here, for every function, a fresh
 isolated process (``python -I -S``, ``bench/lambda_runner.py``: the function's code folder,
 the shared layer and, from the virtualenv, only its layers' and the Lambda runtime's packages
-on ``sys.path``: ``lambda_sandbox.layers_from_venv``/``function_paths``; cryptography only for
-the functions with ``CryptoLayer``) imports the handler and serves
+on ``sys.path``: ``lambda_sandbox.layers_from_venv``/``function_paths``; no cryptography, as
+deployed) imports the handler and serves
 its sample event (``events/functions/<service>.<LogicalId>.json``) against the AWS emulator
 (``bench/lambda_sandbox.py``: every template provisioned, each service's dev principal and the
 sample items seeded, the events' ``{{service.name}}`` placeholders filled with those items' ids;
@@ -31,9 +31,8 @@ Binding floor: the design card makes pydantic (settings and bodies), PyJWT (toke
 combination the floor is run again importing them too (``FLOOR_ALSO``, side by side with the plain
 floor), and each function's ``vs_binding`` is its ratio divided by that combination's: what the
 function adds on top of libraries it may not drop. PyJWT is probed as the functions get it:
-``lambdakit.pyjwt`` (x509 deferred) from the shared layer, without cryptography for a function
-without ``CryptoLayer`` (HS256 only: ``jwt``) and with the crypto layer's cryptography for one
-with it (RS256: ``jwt+crypto``, a combination of its own). ``floor+botodata`` is the floor with its client built from
+``lambdakit.pyjwt`` from the shared layer, without cryptography (``jwt``; RS256 is verified in
+pure Python by ``lambdakit.rs256``, docs/platform.md "Layers"). ``floor+botodata`` is the floor with its client built from
 ``lambdakit/botodata`` as the functions' are (docs/platform.md). ``--no-binding-probe`` skips it.
 
 Bytecode: these runs read the ``.pyc`` of the virtualenv and of the source folders, as a deployed
@@ -109,11 +108,10 @@ def main() -> None:
             if also == "botodata":
                 env = {**floor_env, "FLOOR_DATA_DIR": str(ROOT / "layers" / "shared" / "lambdakit" / "botodata")}
             names = also.split(",")
-            if "jwt" in names or "crypto" in names:
-                # PyJWT as the functions get it (lambdakit.pyjwt from the shared layer), with the
-                # crypto layer only for "crypto" (the functions with CryptoLayer)
-                env["FLOOR_ALSO"] = ",".join("lambdakit.pyjwt" if n == "jwt" else n for n in names if n != "crypto")
-                paths = [paths[0], *layers["SharedLayer"], *(layers["CryptoLayer"] if "crypto" in names else [])]
+            if "jwt" in names:
+                # PyJWT as the functions get it: lambdakit.pyjwt from the shared layer (no cryptography)
+                env["FLOOR_ALSO"] = ",".join("lambdakit.pyjwt" if n == "jwt" else n for n in names)
+                paths = [paths[0], *layers["SharedLayer"]]
             r = sb.invoke(paths, "floor_handler.lambda_handler", {}, env, name="floor", pyflags=pyflags)
             assert r["ok"], r
             return float(r["total_ms"])
@@ -144,8 +142,6 @@ def main() -> None:
                     break
                 times.append(float(r["total_ms"]))
                 binding_of = tuple(r.get("binding") or ())
-                if "jwt" in binding_of and "CryptoLayer" in services[svc].functions[lid].layers:
-                    binding_of += ("crypto",)  # PyJWT with cryptography (RS256): its own binding floor
                 res = r.get("result")
                 status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
                 if isinstance(res, dict) and res.get("batchItemFailures"):  # a worker that did not process it
@@ -158,14 +154,13 @@ def main() -> None:
         floor_ms = statistics.median(floors)
 
         # The floor plus the design card's binding libraries a function imports (pydantic: the
-        # settings model and every body; PyJWT: every token, "crypto" with cryptography for RS256;
+        # settings model and every body; PyJWT: every token (RS256 too: pure Python, no cryptography);
         # openpyxl: XLSX; fpdf2: PDF), side by side with the plain floor: the
         # least any function using them can cost. And the floor with its client built from
         # lambdakit/botodata, as the functions' clients are.
         binding: dict[str, float] = {}
         if not args.no_binding_probe:
-            combos = {r["binding"] for r in rows if r["binding"]} | {("pydantic",), ("pydantic", "jwt"),
-                                                                      ("pydantic", "jwt", "crypto")}
+            combos = {r["binding"] for r in rows if r["binding"]} | {("pydantic",), ("pydantic", "jwt")}
             probes = {"+".join(c): ",".join(c) for c in sorted(combos)} | {"botodata": "botodata"}
             ratios: dict[str, list[float]] = {k: [] for k in probes}
             for _ in range(max(3, repeat)):

@@ -16,10 +16,10 @@ Shared by ``tests/platform/test_artifact.py`` (the built artifact loads and serv
   placeholders replaced by the ids of the sample items a seeded emulator made
   (``Emulator(..., seed=True).state["ids"]``; events/README.md). ``python bench/lambda_sandbox.py
   fill EVENT.json IDS.json`` prints one filled event.
-* ``layer_from_venv`` / ``crypto_from_venv`` / ``layers_from_venv``: the shared layer's and the
-  crypto layer's packages linked from this virtualenv (each only its ``requirements.txt``);
-  ``function_paths(fn, layers)``: a function's folder plus exactly the layers its template
-  gives it (``CryptoLayer`` only where it verifies RS256 tokens; docs/platform.md, "Layers").
+* ``layer_from_venv`` / ``layers_from_venv``: the shared layer's packages linked from this
+  virtualenv (only its ``requirements.txt``: no cryptography, which no function ships;
+  docs/platform.md, "Layers"); ``function_paths(fn, layers)``: a function's folder plus exactly
+  the layers its template gives it.
 * ``invoke``: ``python -I -S bench/lambda_runner.py`` with ``sys.path`` = function folder,
   its layers' ``python/``, runtime packages (Lambda's order), the function's environment, and
   tracing as on Lambda (``LAMBDA_TASK_ROOT`` set; X-Ray sends to a closed local UDP port).
@@ -94,25 +94,18 @@ def layer_from_venv(dest: Path) -> Path:
     """What the built shared layer plus the Lambda runtime hold, taken from this virtualenv:
     links to the packages of ``layers/shared/requirements.txt`` and the runtime-provided ones
     only (so a dev-only package that changes behaviour, such as awscrt which botocore uses when
-    present, stays out, and so does cryptography: it is the crypto layer's, ``crypto_from_venv``).
-    For benchmarks on the sources, where no build is wanted."""
+    present, stays out, and so does cryptography, a dev dependency only: RS256 tokens are verified
+    by ``lambdakit.rs256``). For benchmarks on the sources, where no build is wanted."""
     names = _requirement_names("shared")
     names += ["boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3"]
     return _link_distributions(names, dest)
 
 
-def crypto_from_venv(dest: Path) -> Path:
-    """What the built crypto layer (``CryptoLayer``) holds, from this virtualenv: links to the
-    packages of ``layers/crypto/requirements.txt`` (cryptography, cffi, pycparser) only."""
-    return _link_distributions(_requirement_names("crypto"), dest)
-
-
 def layers_from_venv(base: Path) -> dict[str, list[str]]:
     """Every layer of the templates as ``sys.path`` entries on the sources: ``{logical id:
-    [paths]}``; ``SharedLayer`` is ``layers/shared`` (lambdakit) plus ``layer_from_venv``'s site,
-    ``CryptoLayer`` is ``crypto_from_venv``'s site. Give a function ``function_paths(fn, ...)``."""
-    return {"SharedLayer": [str(ROOT / "layers" / "shared"), str(layer_from_venv(base / "site"))],
-            "CryptoLayer": [str(crypto_from_venv(base / "crypto-site"))]}
+    [paths]}``; ``SharedLayer`` (the only one) is ``layers/shared`` (lambdakit) plus
+    ``layer_from_venv``'s site. Give a function ``function_paths(fn, ...)``."""
+    return {"SharedLayer": [str(ROOT / "layers" / "shared"), str(layer_from_venv(base / "site"))]}
 
 
 def function_paths(fn: Any, layers: dict[str, list[str]]) -> list[str]:

@@ -4,8 +4,8 @@ of a real item (table and key from ``FLOOR_TABLE``/``FLOOR_KEY``).
 
 ``FLOOR_ALSO`` (comma-separated): the design card's binding libraries this run imports as well:
 ``pydantic`` (a one-field model defined and validated: every function validates its settings
-model on its first request, and pydantic builds its schema machinery on the first model), ``jwt`` (PyJWT, which imports
-cryptography's x509 and every asymmetric module eagerly), ``openpyxl``, ``fpdf`` (fpdf2): how far
+model on its first request, and pydantic builds its schema machinery on the first model), ``jwt`` (PyJWT; the
+functions import it as ``lambdakit.pyjwt``, without cryptography: none ships it), ``openpyxl``, ``fpdf`` (fpdf2): how far
 above the floor any function using them starts. ``FLOOR_DATA_DIR``: build the client from that cut of botocore's data
 (``lambdakit/botodata``, as the functions do) - what the floor itself would cost with it."""
 import importlib

@@ -5,7 +5,7 @@ a hash of everything that goes into it (templates, function code, layer, require
 ``ARTIFACT_BUILD_DIR`` names a build to use instead, and ``.aws-sam/build`` is reused when it is
 newer than every source file. Then every function of the three templates is imported from
 its own built folder and the ``python/`` of exactly the built layers its template gives it
-(``SharedLayer``; ``CryptoLayer`` too where it verifies RS256 tokens) only (plus the packages
+(``SharedLayer``, every function's only layer) only (plus the packages
 the Lambda runtime itself provides), in a fresh ``python -I -S`` process, with the environment its
 template gives it and tracing on as in Lambda, and invoked with its sample event
 (``events/functions/``) against the AWS emulator. Nothing may be imported from anywhere else.
@@ -15,9 +15,9 @@ layer's packages with native code are swapped for the same versions from the vir
 (the versions are checked to match); every other file comes from the build.
 
 Negative checks: a layer copy without one package, a handler path typo and a module that
-only the dev environment has all fail the same runner. The crypto layer: an HS256 function
-serves with cryptography not importable, an RS256 one imports it, and an exams function deployed
-without ``CryptoLayer`` answers 503 with a log line (not a 401, not a stack trace).
+only the dev environment has all fail the same runner. No cryptography in the artifact: HS256
+functions and an RS256 one (exams' Cognito ID token, verified by ``lambdakit.rs256``) serve with
+cryptography not importable (docs/platform.md, "Layers").
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ from local_runtime.stack import load_all  # noqa: E402
 SERVICES = load_all()
 FUNCTIONS = [(s.name, lid) for s in SERVICES.values() for lid in sorted(s.functions)]
 BUILD_DIR_NAMES = {"campaigns": "CampaignsService", "exams": "ExamsService", "internships": "InternshipsService"}
-SOURCES = ["template.yaml", "functions", "layers/shared", "layers/crypto", "requirements"]
+SOURCES = ["template.yaml", "functions", "layers/shared", "requirements"]
 
 
 def _source_files() -> list[Path]:
@@ -302,7 +302,7 @@ def test_sample_events_name_real_routes():
             assert re.fullmatch(r"[0-9a-f]{16}", ev["requestContext"]["requestId"])
 
 
-# ------------------------------------------------------------------ the crypto layer
+# ------------------------------------------------------------------ no cryptography
 PROBE = """import importlib, importlib.util, os, sys
 
 
@@ -310,24 +310,23 @@ def lambda_handler(event, context):
     mod, _, attr = os.environ["PROBED_HANDLER"].rpartition(".")
     result = getattr(importlib.import_module(mod), attr)(event, context)
     return {"result": result, "crypto_importable": importlib.util.find_spec("cryptography") is not None,
-            "crypto_imported": "cryptography" in sys.modules, "jwt_imported": "jwt" in sys.modules}
+            "crypto_imported": "cryptography" in sys.modules, "jwt_imported": "jwt" in sys.modules,
+            "rs256_imported": "lambdakit.rs256" in sys.modules}
 """
 
 
-def _probe(artifact, tmp_path, svc: str, lid: str, *, layers: list[str] | None = None) -> dict:
+def _probe(artifact, tmp_path, svc: str, lid: str) -> dict:
     """The function served its sample event as built; plus whether cryptography was importable
     and imported (a wrapper handler on a path after the function's own)."""
     (tmp_path / "crypto_probe.py").write_text(PROBE)
     fn = SERVICES[svc].functions[lid]
-    return _invoke(artifact, svc, lid, handler="crypto_probe.lambda_handler", layers=layers, extra=[str(tmp_path)],
+    return _invoke(artifact, svc, lid, handler="crypto_probe.lambda_handler", extra=[str(tmp_path)],
                    env={"PROBED_HANDLER": fn.handler})
 
 
-def test_the_crypto_layer_holds_cryptography_only(artifact):
+def test_no_built_layer_holds_cryptography(artifact):
     for svc, views in artifact["layers"].items():
-        if "CryptoLayer" in views:
-            built = artifact["build"] / BUILD_DIR_NAMES[svc] / "CryptoLayer" / "python"
-            assert set(_dist_versions(built)) == {"cryptography", "cffi", "pycparser"}, svc
+        assert set(views) == {"SharedLayer"}, svc
         shared = artifact["build"] / BUILD_DIR_NAMES[svc] / "SharedLayer" / "python"
         assert not {"cryptography", "cffi", "pycparser"} & set(_dist_versions(shared)), svc
         assert not (shared / "cryptography").exists(), svc
@@ -335,8 +334,7 @@ def test_the_crypto_layer_holds_cryptography_only(artifact):
 
 @pytest.mark.parametrize("lid", ["LearningFunction", "AuthFunction"])
 def test_an_hs256_function_serves_without_cryptography(artifact, tmp_path, lid):
-    """internships' HS256 session tokens: PyJWT runs without cryptography (not importable); also
-    AuthFunction's password routes (Google sign-in, the RS256 part, is GoogleAuthFunction)."""
+    """internships' HS256 session tokens: PyJWT runs without cryptography (not importable)."""
     assert SERVICES["internships"].functions[lid].layers == ["SharedLayer"]
     r = _probe(artifact, tmp_path, "internships", lid)
     assert r["ok"], r.get("traceback") or r.get("stderr")
@@ -345,24 +343,12 @@ def test_an_hs256_function_serves_without_cryptography(artifact, tmp_path, lid):
     assert out["jwt_imported"] and not out["crypto_importable"] and not out["crypto_imported"]
 
 
-def test_an_rs256_function_gets_cryptography_from_its_layer(artifact, tmp_path):
-    assert SERVICES["exams"].functions["UsersFunction"].layers == ["SharedLayer", "CryptoLayer"]
+def test_an_rs256_function_verifies_without_cryptography(artifact, tmp_path):
+    """exams' Cognito ID token (RS256) verified by ``lambdakit.rs256``, cryptography not importable."""
+    assert SERVICES["exams"].functions["UsersFunction"].layers == ["SharedLayer"]
     r = _probe(artifact, tmp_path, "exams", "UsersFunction")
     assert r["ok"], r.get("traceback") or r.get("stderr")
     assert r["foreign_modules"] == [], r["foreign_modules"]
     out = r["result"]
     assert out["result"]["statusCode"] == 200, out["result"]
-    assert out["crypto_imported"], "the Cognito ID token was verified with cryptography"
-
-
-def test_an_rs256_function_without_its_crypto_layer_answers_503(artifact, tmp_path):
-    """A deploy that lost CryptoLayer fails loudly: 503 SERVICE_UNAVAILABLE and an error log
-    line naming the layer, not a 401 for every valid token and not a stack trace."""
-    r = _probe(artifact, tmp_path, "exams", "UsersFunction", layers=["SharedLayer"])
-    assert r["ok"], r.get("traceback") or r.get("stderr")
-    res = r["result"]["result"]
-    assert not r["result"]["crypto_importable"]
-    assert res["statusCode"] == 503, res
-    body = json.loads(res["body"])
-    assert body["error"] == "SERVICE_UNAVAILABLE" and body["details"]["reason"] == "token_verification_unavailable"
-    assert "no CryptoLayer" in r["logs"] and "Traceback" not in r["logs"] + r["stderr"]
+    assert out["rs256_imported"] and not out["crypto_importable"] and not out["crypto_imported"]

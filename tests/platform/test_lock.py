@@ -3,11 +3,11 @@
 ``make lock`` resolves with pip against the package index; here, offline, the closure of
 ``requirements/runtime.in`` is read from the installed virtualenv (which ``make venv`` installs
 from ``dev.lock``, so it holds the same pins) and handed to ``lock.layer_files``: the result
-must equal the committed ``layers/shared/requirements.txt`` and ``layers/crypto/requirements.txt``.
+must equal the committed ``layers/shared/requirements.txt``. And no layer ships cryptography
+(docs/platform.md, "Layers"): it stays a dev dependency.
 """
 from __future__ import annotations
 
-import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -71,36 +71,32 @@ def runtime() -> dict[str, str]:
 
 def test_committed_layer_requirements_are_what_make_lock_writes(runtime):
     files = lock.layer_files(runtime, _dev_pins())
-    assert set(files) == {lock.LAYER_REQ, lock.CRYPTO_REQ}
+    assert set(files) == {lock.LAYER_REQ}
     for path, text in files.items():
         assert path.read_text() == text, f"{path.relative_to(ROOT)} differs from what `make lock` writes"
 
 
-def test_the_crypto_layer_is_cryptography_and_its_dependencies_only(runtime):
-    """runtime.in's ``# crypto-layer:`` line names exactly the closure of ``cryptography``
-    (nothing the shared layer needs, nothing of cryptography's left in the shared layer)."""
-    names = lock.crypto_names()
-    closure = {lock.norm(n) for n in installed_closure([Requirement("cryptography")])}
-    assert names == closure
-    # every other root without its extras (PyJWT[crypto] → PyJWT): what the shared layer needs
-    shared_needs = {lock.norm(n) for n in installed_closure(
-        [Requirement(r.name) for r in _roots(ROOT / "requirements" / "runtime.in") if lock.norm(r.name) not in names])}
-    assert not names & shared_needs, "a crypto-layer package that a shared-layer package requires"
+def test_no_runtime_package_needs_cryptography(runtime):
+    """The runtime closure (what the layer ships) holds neither cryptography nor its native
+    dependencies; it stays in dev.lock for the tests and the local stand-ins."""
+    names = {lock.norm(n) for n in runtime}
+    assert not names & {"cryptography", "cffi", "pycparser"}, sorted(names & {"cryptography", "cffi", "pycparser"})
+    assert not any(r.extras for r in _roots(ROOT / "requirements" / "runtime.in") if lock.norm(r.name) == "pyjwt")
+    assert "cryptography" in {lock.norm(n) for n in _dev_pins()}
+    assert "cryptography" in lock.direct_names(ROOT / "requirements" / "dev.in")
 
 
-def test_split_and_headers():
-    runtime = {"PyJWT": "2.0", "cryptography": "46", "cffi": "2", "pycparser": "3", "pydantic": "2", "botocore": "1"}
-    dev = {**runtime, "boto3": "1", "s3transfer": "0.1", "pytest": "8"}
-    files = lock.layer_files(runtime, dev, {"cryptography", "cffi", "pycparser"})
+def test_headers_and_the_lambda_provided_sdk():
+    runtime = {"PyJWT": "2.0", "pydantic": "2", "botocore": "1"}
+    dev = {**runtime, "boto3": "1", "s3transfer": "0.1", "pytest": "8", "cryptography": "46"}
+    files = lock.layer_files(runtime, dev)
+    assert set(files) == {lock.LAYER_REQ}
     shared = [ln for ln in files[lock.LAYER_REQ].splitlines() if not ln.startswith("#")]
-    crypto = [ln for ln in files[lock.CRYPTO_REQ].splitlines() if not ln.startswith("#")]
     assert shared == ["boto3==1", "botocore==1", "pydantic==2", "PyJWT==2.0", "s3transfer==0.1"]
-    assert crypto == ["cffi==2", "cryptography==46", "pycparser==3"]
-    with pytest.raises(SystemExit, match="not runtime packages"):
-        lock.layer_files(runtime, dev, {"cryptography", "nacl"})
+    without_botocore = lock.layer_files({"PyJWT": "2.0"}, dev)[lock.LAYER_REQ]
+    assert [ln for ln in without_botocore.splitlines() if not ln.startswith("#")] == ["PyJWT==2.0"]
 
 
-def test_crypto_names_come_from_runtime_in():
-    text = (ROOT / "requirements" / "runtime.in").read_text()
-    assert re.search(r"^# crypto-layer: cryptography cffi pycparser$", text, re.M)
-    assert lock.crypto_names() == {"cryptography", "cffi", "pycparser"}
+def test_a_runtime_closure_with_cryptography_stops_make_lock():
+    with pytest.raises(SystemExit, match="cryptography"):
+        lock.layer_files({"PyJWT": "2.0", "cryptography": "46", "cffi": "2"}, {})

@@ -36,8 +36,9 @@ def test_service_template_layout(name):
     apis = svc.resources_of("AWS::Serverless::HttpApi")
     assert len(apis) == 1 and not svc.resources_of("AWS::Serverless::Api")
     layers = svc.resources_of("AWS::Serverless::LayerVersion")
-    # the shared layer for every function (Globals); CryptoLayer where RS256 is verified (test_cryptolayer.py)
-    assert set(layers) <= {"SharedLayer", "CryptoLayer"} and "SharedLayer" in layers
+    # the shared layer, every function's only one (Globals; no cryptography layer: test_no_cryptography.py)
+    assert set(layers) == {"SharedLayer"}
+    assert all(fn.layers == ["SharedLayer"] for fn in svc.functions.values())
     layer_res = layers["SharedLayer"]
     assert layer_res["Metadata"]["BuildMethod"] == "python3.11"
     assert layer_res["Properties"]["ContentUri"] == "../../layers/shared"

@@ -2,13 +2,9 @@
 executed at its first attribute access instead of at import (``importlib.util.LazyLoader``,
 the standard library's own mechanism for this; PEP 810 makes it syntax in later Pythons).
 
-Two are deferred (docs/quality.md, "Cold first request"):
-
-* ``cryptography.x509``: PyJWT's ``jwt.algorithms`` imports it unconditionally (≈ 25 ms of a
-  cold start, a third of PyJWT's import). Our RS256 verification gets RSA key objects from the
-  key set and never reaches it; PyJWT touches it only to load an X.509 certificate and, for an
-  HMAC secret, in its "is this really an asymmetric key?" check (then it simply loads).
-* ``PIL.Image``: openpyxl imports Pillow to embed images; our XLSX reports hold none.
+One is deferred (docs/platform.md, "Deferred modules"): ``PIL.Image``: openpyxl imports Pillow
+to embed images; our XLSX reports hold none. (PyJWT's ``cryptography.x509`` was the other one,
+until no function shipped cryptography: docs/platform.md, "Layers".)
 
 How: ``defer(*names)`` puts a finder first on ``sys.meta_path`` that hands out those modules
 with a ``LazyLoader``. ``import a.b`` and ``from a import b`` bind the module object without

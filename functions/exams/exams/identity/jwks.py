@@ -37,12 +37,16 @@ import hashlib
 import json
 import os
 import threading
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from lambdakit import clock
 from lambdakit.observability import get_logger
 
 from ..settings import settings
+
+if TYPE_CHECKING:
+    from lambdakit.rs256 import RSAPublicKey
 
 logger = get_logger("exams")
 
@@ -59,7 +63,7 @@ class _Cache:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.url: str | None = None
-        self.keys: dict[str, object] = {}
+        self.keys: dict[str, RSAPublicKey] = {}
         self.fetched_at: float = 0.0
 
 
@@ -84,24 +88,26 @@ def item_key(url: str | None = None) -> tuple[str, str]:
     return f"JWKS#{hashlib.sha256(url.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}", ITEM_SK
 
 
-def _parse(data: object) -> tuple[dict[str, object], list[dict]]:
-    """The usable keys of a JWKS document: ``({kid: public key}, [the JWKs kept])``."""
-    from lambdakit.pyjwt import jwt
+def _parse(data: object) -> tuple[dict[str, RSAPublicKey], list[dict]]:
+    """The usable keys of a JWKS document: ``({kid: public key}, [the JWKs kept])``. Usable: an
+    RSA signing key ``lambdakit.rs256`` accepts (public, 2048-8192 bits, e 65537, ``alg`` RS256
+    or none)."""
+    from lambdakit.rs256 import RSAPublicKey  # lazily: PyJWT (its Algorithm interface)
 
-    keys: dict[str, object] = {}
+    keys: dict[str, RSAPublicKey] = {}
     kept: list[dict] = []
     for k in data.get("keys", []) if isinstance(data, dict) else []:
         try:
             if k.get("kty") != "RSA" or k.get("use", "sig") != "sig":
                 continue
-            keys[str(k.get("kid", ""))] = jwt.PyJWK(k, algorithm="RS256").key
+            keys[str(k.get("kid", ""))] = RSAPublicKey.from_jwk(k)
             kept.append(k)
         except Exception:  # noqa: BLE001 - skip keys we cannot use
             continue
     return keys, kept
 
 
-def _fetch(url: str) -> tuple[dict[str, object], list[dict]]:
+def _fetch(url: str) -> tuple[dict[str, RSAPublicKey], list[dict]]:
     import urllib.request
 
     scheme = urlsplit(url).scheme
@@ -172,7 +178,7 @@ def load_item(item: dict | None) -> None:
             _cache.url, _cache.keys, _cache.fetched_at = url, keys, fetched_at
 
 
-def get_key(kid: str):
+def get_key(kid: str) -> RSAPublicKey | None:
     """Public key for ``kid`` or ``None``. Raises ``JwksUnavailable`` when no key set can be had."""
     s = settings()
     url = effective_url()

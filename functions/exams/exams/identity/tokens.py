@@ -1,11 +1,11 @@
-"""ID token verification: RS256 against the configured issuer, audience and JWKS."""
+"""ID token verification: RS256 against the configured issuer, audience and JWKS (the signature:
+``lambdakit.pyjwt.rs256_decoder``, pure Python; docs/platform.md, "Layers")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from lambdakit import clock
 from lambdakit.errors import ApiError
-from lambdakit.observability import get_logger
 
 from ..settings import settings
 from . import jwks
@@ -88,16 +88,13 @@ def precheck(token: str) -> Unverified:
         raise _invalid("audience")
     if unverified.get("token_use") not in (None, "id"):
         raise _invalid("token_use")
-    if not jwt.algorithms.has_crypto:  # deployed without CryptoLayer (docs/platform.md, "Layers"): a 503, not a 401
-        get_logger("exams").error("RS256 verification unavailable: cryptography is not installed (no CryptoLayer)")
-        raise ApiError("Token verification is unavailable", code="SERVICE_UNAVAILABLE", status=503,
-                       details={"reason": "token_verification_unavailable"})
     return Unverified(header, unverified)
 
 
 def verify(token: str, pre: Unverified | None = None) -> Identity:
-    """The identity of a valid token; ``pre``: its ``precheck`` already made."""
-    from lambdakit.pyjwt import jwt
+    """The identity of a valid token; ``pre``: its ``precheck`` already made. The signature is
+    checked by ``lambdakit.pyjwt.rs256_decoder`` (pure-Python RS256, no cryptography)."""
+    from lambdakit.pyjwt import jwt, rs256_decoder
 
     s = settings()
     header = (pre or precheck(token)).header
@@ -109,7 +106,7 @@ def verify(token: str, pre: Unverified | None = None) -> Identity:
     if key is None:
         raise TokenRejected("TOKEN_VERIFICATION_FAILED", "Token signature could not be verified", "unknown_kid")
     try:
-        claims = jwt.decode(
+        claims = rs256_decoder.decode(
             token, key, algorithms=["RS256"],
             options={"verify_exp": False, "verify_iat": False, "verify_nbf": False, "verify_aud": False,
                      "verify_iss": False},

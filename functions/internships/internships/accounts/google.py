@@ -120,22 +120,20 @@ def _client_secret() -> str:
 
 def verify_id_token(id_token: str, nonce: str) -> dict:
     """Claims of a valid ID token for this client, else ``SignInFailed`` naming what is wrong."""
-    from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+    from lambdakit.pyjwt import jwt, rs256_decoder  # lazily (cold start); RS256 in pure Python
 
-    if not jwt.algorithms.has_crypto:  # deployed without CryptoLayer (docs/platform.md, "Layers")
-        logger.error("google sign-in: RS256 verification unavailable: cryptography is not installed (no CryptoLayer)")
-        raise SignInFailed("provider_unavailable")
     s = settings()
     try:
         issuer = str(oidc.discovery()["issuer"]).rstrip("/")
         key = oidc.signing_key(id_token)
-    except (oidc.ProviderError, jwt.PyJWKClientError, jwt.PyJWTError):
+    except (oidc.ProviderError, jwt.PyJWTError):
         raise SignInFailed("invalid_id_token") from None
     issuers = [issuer, *(i.strip() for i in s.google_alt_issuers.split(",") if i.strip())]
     try:
-        claims = jwt.decode(id_token, key, algorithms=["RS256"], audience=s.google_client_id, issuer=issuers,
-                            options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_exp": False,
-                                     "verify_iat": False, "verify_nbf": False})
+        claims = rs256_decoder.decode(id_token, key, algorithms=["RS256"], audience=s.google_client_id,
+                                      issuer=issuers,
+                                      options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_exp": False,
+                                               "verify_iat": False, "verify_nbf": False})
     except jwt.InvalidAudienceError:
         raise SignInFailed("invalid_audience") from None
     except jwt.InvalidIssuerError:

@@ -1,8 +1,8 @@
 """/api/auth/google, /api/auth/google/callback: Google sign-in (GoogleAuthFunction).
 
-Its own function because only it verifies RS256 (Google's ID token: ``google`` + ``oidc``) and so
-needs cryptography (CryptoLayer, docs/platform.md "Layers"); the password routes
-(``accounts.handler``, AuthFunction) run PyJWT's HS256 without it. Same rules as before the split:
+Its own function because only it verifies RS256 (Google's ID token: ``google`` + ``oidc``, in pure
+Python: ``lambdakit.rs256``, docs/platform.md "Layers") and calls the provider; the password routes
+(``accounts.handler``, AuthFunction) never import that code. Same rules as before the split:
 ``google`` does the flow and signs in with ``service.issue_tokens``.
 """
 from __future__ import annotations

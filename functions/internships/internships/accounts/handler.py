@@ -1,8 +1,8 @@
 """/api/auth/*: register, login, logout, refresh, reset-password, me, permissions (AuthFunction).
 
 Google sign-in (``/api/auth/google``, ``/api/auth/google/callback``) is ``google_handler``
-(GoogleAuthFunction): only it verifies RS256 and gets cryptography (CryptoLayer, docs/platform.md
-"Layers"), so this module never imports ``google``/``oidc``.
+(GoogleAuthFunction): only it verifies RS256 ID tokens and calls the provider, so this module never
+imports ``google``/``oidc``.
 """
 from __future__ import annotations
 

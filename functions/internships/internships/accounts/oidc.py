@@ -9,8 +9,9 @@ addresses are allowed only when the stage is explicitly ``local`` (the stand-in 
 
 * ``discovery()`` — the issuer's ``/.well-known/openid-configuration`` (cached an hour);
 * ``exchange_code()`` — the token request (authorization code + PKCE verifier);
-* ``signing_key()`` — the ID token's key from the provider's JWKS (PyJWT ``PyJWKClient``,
-  fetching through the same pinned client).
+* ``signing_key()`` — the ID token's key from the provider's JWKS (fetched with ``fetch_json``,
+  cached an hour; keys: ``lambdakit.rs256.RSAPublicKey``, verified in pure Python without
+  cryptography: docs/platform.md, "Layers").
 """
 from __future__ import annotations
 
@@ -18,12 +19,15 @@ import http.client
 import json
 import threading
 import urllib.parse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdakit import clock
 from lambdakit.ssrf import ResponseTooLarge, UnsafeUrl, fetch
 
 from ..settings import settings
+
+if TYPE_CHECKING:
+    from lambdakit.rs256 import RSAPublicKey
 
 MAX_BYTES = 1_000_000
 DISCOVERY_TTL = 3600.0
@@ -102,49 +106,85 @@ def exchange_code(*, code: str, verifier: str, redirect_uri: str, client_id: str
     return data
 
 
-_jwk_clients: dict[str, Any] = {}
+#: How long a fetched key set is used; an unknown ``kid`` re-fetches it at once, then at most
+#: every ``JWKS_REFRESH_COOLDOWN`` seconds (a flood of made-up key ids is not a flood of fetches).
+JWKS_TTL = 3600.0
+JWKS_REFRESH_COOLDOWN = 30.0
+_jwks: dict[str, tuple[float, dict[str, RSAPublicKey]]] = {}
+_jwks_refreshed: dict[str, float] = {}
 
 
-def _jwk_client(uri: str) -> Any:
-    from lambdakit.pyjwt import jwt  # lazily: PyJWT pulls in cryptography (cold start)
+def _fetch_keys(uri: str) -> dict[str, RSAPublicKey]:
+    """The signing keys of the key set at ``uri``: ``{kid: key}`` of its members with a ``kid``,
+    ``use`` ``sig`` or none, that ``lambdakit.rs256`` accepts (RSA public, RS256); others are skipped."""
+    from lambdakit.rs256 import InvalidKeyError, RSAPublicKey  # lazily: PyJWT (its Algorithm interface)
 
-    class PinnedJWKClient(jwt.PyJWKClient):
-        def fetch_data(self) -> Any:
-            try:
-                status, data = fetch_json(self.uri)
-            except ProviderError as exc:
-                raise jwt.PyJWKClientConnectionError(str(exc)) from None
-            if status != 200:
-                raise jwt.PyJWKClientConnectionError(f"JWKS HTTP {status}")
-            data = self._as_jwk_set_payload(data)
-            if self.jwk_set_cache is not None:
-                self.jwk_set_cache.put(data)
-            return data
+    status, data = fetch_json(uri)
+    if status != 200:
+        raise ProviderError("jwks_failed", f"HTTP {status}")
+    members = data.get("keys") if isinstance(data, dict) else None
+    if not isinstance(members, list):
+        raise ProviderError("jwks_failed", "not a JWK set")
+    keys: dict[str, RSAPublicKey] = {}
+    for k in members:
+        if not isinstance(k, dict) or k.get("use") not in ("sig", None):
+            continue
+        kid = k.get("kid")
+        if not isinstance(kid, str) or not kid or kid in keys:
+            continue
+        try:
+            keys[kid] = RSAPublicKey.from_jwk(k)
+        except InvalidKeyError:  # not a key we verify with
+            continue
+    if not keys:
+        raise ProviderError("jwks_failed", "no usable signing keys")
+    return keys
 
+
+def _signing_keys(uri: str, *, refresh: bool = False) -> dict[str, RSAPublicKey]:
+    now = clock.now_ts()
     with _lock:
-        client = _jwk_clients.get(uri)
-        if client is None:
-            client = PinnedJWKClient(uri, cache_keys=False, lifespan=3600, timeout=10)
-            _jwk_clients[uri] = client
-        return client
+        hit = _jwks.get(uri)
+    if hit and not refresh and now - hit[0] < JWKS_TTL:
+        return hit[1]
+    keys = _fetch_keys(uri)
+    with _lock:
+        _jwks[uri] = (now, keys)
+    return keys
 
 
-def signing_key(id_token: str) -> Any:
+def signing_key(id_token: str) -> RSAPublicKey:
     """The public key that signed ``id_token`` from the provider's JWKS: by the token's ``kid``
-    (Google always sends one); a token without ``kid`` only when the set has exactly one key."""
+    (Google always sends one; not in the cached set: the set is fetched again, at most every
+    ``JWKS_REFRESH_COOLDOWN`` seconds); a token without ``kid`` only when the set has exactly one
+    key. ``ProviderError`` when there is none (``jwt.PyJWTError`` for a malformed token)."""
     from lambdakit.pyjwt import jwt
 
-    client = _jwk_client(discovery()["jwks_uri"])
-    if jwt.get_unverified_header(id_token).get("kid"):
-        return client.get_signing_key_from_jwt(id_token).key
-    keys = client.get_signing_keys()
-    if len(keys) != 1:
-        raise jwt.PyJWKClientError("token has no kid and the key set is ambiguous")
-    return keys[0].key
+    uri = discovery()["jwks_uri"]
+    kid = jwt.get_unverified_header(id_token).get("kid")
+    keys = _signing_keys(uri)
+    if not kid:
+        if len(keys) != 1:
+            raise ProviderError("unknown_signing_key", "token has no kid and the key set is ambiguous")
+        return next(iter(keys.values()))
+    key = keys.get(kid)
+    if key is None:
+        now = clock.now_ts()
+        with _lock:
+            last = _jwks_refreshed.get(uri)
+            cooling = last is not None and 0 <= now - last < JWKS_REFRESH_COOLDOWN
+            if not cooling:
+                _jwks_refreshed[uri] = now
+        if not cooling:
+            key = _signing_keys(uri, refresh=True).get(kid)
+    if key is None:
+        raise ProviderError("unknown_signing_key", kid[:100])
+    return key
 
 
 def forget() -> None:
     """Drop cached discovery documents and key sets (tests that restart the provider)."""
     with _lock:
         _discovery.clear()
-        _jwk_clients.clear()
+        _jwks.clear()
+        _jwks_refreshed.clear()
