@@ -1,7 +1,8 @@
-"""Issue #21 (cold first request): a function's handler imports what its read routes need; the
-modules only its writes need are imported by those routes (``enrollments.service`` with the payment
-gateway, coupons, invoices and the outbox; the outbox behind the milestone review). Checked in a
-fresh interpreter, as a cold Lambda process imports the handler."""
+"""Issue #21 (cold first request): a function's handler imports what its sample (read) route needs;
+modules only its other routes need are imported by those routes (``enrollments.service`` with the
+payment gateway, coupons, invoices and the outbox; the outbox behind the milestone review; the
+admin exports, settings, e-mail queue, certificates, invoices, resources, leads and roles; the
+notification feed). Checked in a fresh interpreter, as a cold Lambda process imports the handler."""
 from __future__ import annotations
 
 import os
@@ -19,6 +20,14 @@ LAZY = {
     "internships.learning.handler": ("internships.mail.outbox", "internships.mail.templates"),
     "internships.admin_review.handler": ("internships.mail.outbox", "internships.mail.templates",
                                          "internships.admin_review.service"),
+    "internships.documents.handler": ("internships.documents.service", "internships.mail.outbox",
+                                      "internships.enrollments.invoices", "internships.accounts.repository"),
+    "internships.admin_insights.handler": ("internships.admin_insights.export", "internships.admin_insights.site_settings"),
+    "internships.admin_engagement.handler": ("internships.mail.service", "internships.mail.templates"),
+    "internships.admin_learning.handler": ("internships.admin_learning.certificates", "internships.admin_learning.enrollments",
+                                           "internships.admin_learning.invoices", "internships.admin_learning.resources"),
+    "internships.admin_people.handler": ("internships.admin_people.leads", "internships.admin_people.roles"),
+    "internships.engagement.handler": ("internships.notifications.service",),
 }
 
 
