@@ -10,7 +10,7 @@ from lambdakit.listing import list_body, list_request
 from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..admin_common.dates import iso_bounds
-from ..auth import principal, require_permission
+from ..auth import Reads, principal, read_with_auth, require_permission
 from ..http import build_app, lambda_entry, ok
 from . import submissions
 
@@ -85,7 +85,9 @@ def list_submissions():
     return ok(list_body("submissions", items, q, total, nxt, exact))
 
 
-@router.get("/api/admin/submissions/milestones", middlewares=[require_permission("review_milestones")],
+# the review queue's counters are read with the caller's user item (one round trip fewer)
+@router.get("/api/admin/submissions/milestones",
+            middlewares=[require_permission("review_milestones", reads=Reads(lambda app: submissions.counter_keys()))],
             openapi_extensions=doc(query=_M + "MilestoneSubmissionsQuery", response=_M + "Milestone",
                                    list_key="milestones", paginated=True),
             summary="Milestone submissions (review queue)",
@@ -97,7 +99,7 @@ def list_submissions():
 def list_milestone_submissions():
     q = list_request(router, "status", "enrollment_id")
     items, total, exact, nxt, counts = submissions.milestone_submissions(
-        status=q.get("status"), enrollment_id=q.get("enrollment_id"), **q.window)
+        status=q.get("status"), enrollment_id=q.get("enrollment_id"), **q.window, read=read_with_auth(router))
     return ok(list_body("milestones", items, q, total, nxt, exact, pendingCount=counts["submitted"],
                         counts=counts))
 
