@@ -227,9 +227,15 @@ def test_review_reads_the_milestone_consistently_with_authentication(world, inte
         r = c.post(f"/api/admin/milestones/{mid}/review", headers=admin.headers, json={"remarks": "good"})
     assert r.status == 200, r.text
     assert r.json()["milestone"]["status"] == "reviewed"
-    assert cc.calls["dynamodb.BatchGetItem"] == 1 and "dynamodb.GetItem" in cc.calls  # the enrollment
+    # the milestone and its enrollment (the e-mail's address) in the authentication batch; the review's
+    # transaction (with its e-mail) and the activity log's
+    assert _ddb(cc) == {"dynamodb.BatchGetItem": 1, "dynamodb.TransactWriteItems": 2}
     keys, consistent = next(b for b in reversed(batches) if (f"ENROLL#{e['id']}", "MS#01") in b[0])
-    assert consistent is True
+    assert (f"ENROLL#{e['id']}", "ENROLL") in keys and consistent is True
+    from internships.store import table
+
+    mails = [i for i in table().query_all("EMAILTPL#milestone_approved", index="gsi3", max_items=100)]
+    assert [(m["to"], m["data"]["remarks"]) for m in mails] == [(s.email, "good")]
     r = c.post(f"/api/admin/milestones/{mid}/review", headers=admin.headers, json={"remarks": "again"})
     assert (r.status, r.json()) == (409, {"error": "Only a submitted milestone can be reviewed (it is reviewed)"})
     _no_reads(c, f"/api/admin/milestones/{mid}/review", method="post", json={"remarks": "x"})

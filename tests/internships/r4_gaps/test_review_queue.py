@@ -114,3 +114,66 @@ def test_milestones_submitted_before_the_index_are_migrated_by_the_maintenance_t
     assert [m["id"] for m in body["milestones"]] == [ids["submitted"], ids["rejected"], ids["reviewed"]]
     assert c.invoke_function("CronFunction", {"task": "index-milestone-submissions"})["indexed"] == 0
     assert c.invoke_function("CronFunction", {"task": "nope"})["ok"] is False
+
+
+# ---------------------------------------------------------------- issue #21: the queue's reads
+def _ddb(cc) -> dict[str, int]:
+    return {k: v for k, v in cc.calls.items() if k.startswith("dynamodb.")}
+
+
+def test_the_queue_reads_its_counters_with_authentication_and_names_from_the_milestones(gaps, intern_users,
+                                                                                      intern_seed):
+    """The counters come with the caller's user item and the student and domain from the milestones'
+    copies of their enrollment's: the authentication batch and the page's query, nothing else."""
+    c, admin, ids = _world(gaps, intern_users, intern_seed)
+    with count_calls() as cc:
+        r = c.get(Q, headers=admin.headers)
+    assert r.status == 200, r.text
+    assert _ddb(cc) == {"dynamodb.BatchGetItem": 1, "dynamodb.Query": 1}
+    body = r.json()
+    by_id = {m["id"]: m for m in body["milestones"]}
+    assert by_id[ids["reviewed"]]["student_name"] == "Asha Rao" and by_id[ids["submitted"]]["student_name"] == "Bala Iyer"
+    assert all(m["student_email"] and m["domain_name"] for m in body["milestones"])
+    assert body["counts"] == {"submitted": 1, "reviewed": 1, "rejected": 1} and body["total"] == 3
+    # one status: its counter from the batch too
+    with count_calls() as cc:
+        r = c.get(Q, headers=admin.headers, query={"status": "submitted"})
+    assert _ddb(cc) == {"dynamodb.BatchGetItem": 1, "dynamodb.Query": 1}
+    assert r.json()["total"] == 1 and r.json()["pendingCount"] == 1
+    # refused callers: today's errors, nothing read beyond authentication
+    for headers, err in (({}, (401, {"error": "Authentication required"})),
+                         (intern_users.student().headers,
+                          (403, {"error": "You do not have permission to perform this action"}))):
+        r = c.get(Q, headers=headers)
+        assert (r.status, r.json()) == err
+
+
+def test_a_milestone_without_copies_has_its_enrollment_read(gaps, intern_users, intern_seed):
+    """A milestone written before its copies (or by an older release) shows the enrollment's values,
+    read in one batch, as before."""
+    from internships.learning import plan
+    from internships.store import table
+
+    c, admin, ids = _world(gaps, intern_users, intern_seed)
+    eid, order = plan.parse_id(ids["submitted"])
+    table().update(*plan.key(eid, order), remove=list(plan.ENROLLMENT_COPY))
+    with count_calls() as cc:
+        r = c.get(Q, headers=admin.headers)
+    assert r.status == 200, r.text
+    assert _ddb(cc) == {"dynamodb.BatchGetItem": 2, "dynamodb.Query": 1}
+    m = next(m for m in r.json()["milestones"] if m["id"] == ids["submitted"])
+    e = table().get(f"ENROLL#{eid}", "ENROLL")
+    assert (m["student_name"], m["student_email"], m["domain_name"]) == (
+        "Bala Iyer", e["student_email"], e["domain_name"])
+
+
+def test_the_enrollment_detail_shows_milestones_without_the_copies(gaps, intern_users, intern_seed):
+    from internships.learning import plan
+
+    c, admin, ids = _world(gaps, intern_users, intern_seed)
+    eid, _ = plan.parse_id(ids["reviewed"])
+    r = c.get(f"/api/admin/enrollments/{eid}", headers=admin.headers)
+    assert r.status == 200, r.text
+    body = r.json()
+    ms = (body.get("enrollment") or body)["milestones"]
+    assert ms and not any(k in m for m in ms for k in plan.ENROLLMENT_COPY)

@@ -122,3 +122,27 @@ def test_a_failing_secret_fails_the_request_as_without_the_prefetch(lambda_proce
     without = api.get("/api/auth/me", headers=s.headers)
     assert (with_prefetch.status, with_prefetch.json()) == (without.status, without.json())
     assert with_prefetch.status == 503
+
+
+def test_the_prefetch_creates_its_client_before_its_thread_starts(lambda_process, intern_users, monkeypatch):
+    """The Secrets Manager client is asked for on the request's thread, before the prefetch thread
+    starts: the thread's first act is the request, whose round trip then overlaps the DynamoDB
+    client's creation (on the thread, the client would queue behind it)."""
+    from lambdakit import aws
+
+    c = intern_users.student()
+    api = intern_users.app.internships
+    _cold(lambda_process)
+    real, asked = aws.client, []
+
+    def spy(name, *a, **kw):
+        asked.append((name, threading.current_thread().name))
+        return real(name, *a, **kw)
+
+    monkeypatch.setattr(aws, "client", spy)
+    r = api.get("/api/auth/me", headers=c.headers)
+    assert r.status == 200
+    sm = [who for name, who in asked if name == "secretsmanager"]
+    assert sm[0] == threading.current_thread().name and "secret-prefetch" in sm
+    first_ddb = next(i for i, (name, _) in enumerate(asked) if name == "dynamodb")
+    assert asked.index(("secretsmanager", threading.current_thread().name)) < first_ddb

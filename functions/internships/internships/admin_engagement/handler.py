@@ -14,7 +14,6 @@ from .. import activity
 from ..announcements import service as announcements
 from ..auth import Reads, principal, read_with_auth, require_permission
 from ..http import build_app, lambda_entry, ok
-from ..mail import service as mail
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_engagement.models:"
@@ -157,6 +156,8 @@ def refresh_jobs():
             description="Query status (pending, sending, sent, failed, cancelled), templateType, startDate, endDate "
                         "(creation day, inclusive), page, limit. Newest first; total/pages from counters.")
 def email_queue():
+    from ..mail import service as mail
+
     return ok(mail.list_queue(status=query(router, "status"), template=query(router, "templateType"),
                               start_date=query(router, "startDate"), end_date=query(router, "endDate"),
                               page=query(router, "page"), limit=query(router, "limit")))
@@ -166,6 +167,7 @@ def email_queue():
              openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
              middlewares=EMAILS, summary="Retry a failed email (failed → pending)")
 def retry_email():
+    from ..mail import service as mail
     from .models import EmailAction
 
     body = parse_model(EmailAction, json_object(router))
@@ -179,6 +181,7 @@ def retry_email():
              openapi_extensions=doc(body=_M + "EmailAction", response=_M + "EmailOut", errors=(409,)),
              middlewares=EMAILS, summary="Cancel a pending email")
 def cancel_email():
+    from ..mail import service as mail
     from .models import EmailAction
 
     body = parse_model(EmailAction, json_object(router))
@@ -192,6 +195,8 @@ def cancel_email():
             openapi_extensions=doc(response=_M + "EmailStats"),
             description="Totals by status, opens, delivery and open rates, per template, last 7 days.")
 def email_stats():
+    from ..mail import service as mail
+
     return ok(mail.stats())
 
 
@@ -199,6 +204,7 @@ def email_stats():
              openapi_extensions=doc(body=_M + "TestEmail", response=_M + "TestEmailOut"),
              description="Body {template, to?}: one of the twelve template kinds; to defaults to the caller.")
 def test_email():
+    from ..mail import service as mail
     from .models import TestEmail
 
     body = parse_model(TestEmail, json_object(router))

@@ -11,7 +11,7 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import Reads, principal, read_with_auth, require_permission
 from ..http import build_app, lambda_entry, ok
-from . import analytics, export, site_settings
+from . import analytics
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_insights.models:"
@@ -21,6 +21,8 @@ _M = "internships.admin_insights.models:"
             openapi_extensions=doc(response=_M + "SettingsOut"),
             summary="Platform settings (six keys)")
 def get_settings():
+    from . import site_settings
+
     return ok({"success": True, "settings": site_settings.current()})
 
 
@@ -30,6 +32,8 @@ def get_settings():
              description="Body: any of siteName, siteEmail, sitePhone, siteAddress, maintenanceMode (boolean), "
                          "maxEnrollmentsPerStudent (integer 1-50). Any other key is 400. Returns all six.")
 def post_settings():
+    from . import site_settings
+
     me = principal(router)
     return ok({"success": True, "settings": site_settings.update(me.user_id, json_object(router))})
 
@@ -84,6 +88,7 @@ def get_conversion():
                          "streamed to S3 and the JSON response carries a presigned url (15 min). Cells a "
                          "spreadsheet would read as formulas are prefixed with a quote.")
 def post_export():
+    from . import export
     from .models import ExportRequest
 
     body = parse_model(ExportRequest, json_object(router))

@@ -10,9 +10,9 @@ from lambdakit.listing import list_body, list_request
 from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..admin_common.dates import iso_bounds
-from ..auth import principal, require_permission
+from ..auth import Reads, principal, read_with_auth, require_permission
 from ..http import build_app, lambda_entry, ok
-from . import certificates, enrollments, invoices, resources, submissions
+from . import submissions
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_learning.models:"
@@ -30,6 +30,8 @@ def _me() -> str:
             description="Query page, limit, status, search (student name/email, domain, id, coupon), domain_id, "
                         "payment_status, cursor. Newest first.")
 def list_enrollments():
+    from . import enrollments
+
     q = list_request(router, "status", "search", "domain_id", "payment_status")
     items, total, exact, nxt = enrollments.list_enrollments(
         status=q.get("status"), search=q.get("search"), domain_id=q.get("domain_id"),
@@ -41,6 +43,8 @@ def list_enrollments():
             openapi_extensions=doc(response=_M + "EnrollmentDetailOut"),
             summary="Enrollment detail with milestones")
 def get_enrollment(id: str):
+    from . import enrollments
+
     return ok({"success": True, "enrollment": enrollments.detail(id)})
 
 
@@ -50,6 +54,7 @@ def get_enrollment(id: str):
             description="Body {status?, admin_notes?, submission_email?}. Status moves pending→active, "
                         "pending|active→cancelled; completion only through approve.")
 def put_enrollment(id: str):
+    from . import enrollments
     from .models import EnrollmentUpdate
 
     body = parse_model(EnrollmentUpdate, json_object(router))
@@ -62,6 +67,8 @@ def put_enrollment(id: str):
              description="Creates the milestones of the domain plan the enrollment lacks; existing (reviewed or "
                          "not) are untouched. Idempotent.")
 def repair(id: str):
+    from . import enrollments
+
     return ok({"success": True, **enrollments.repair_milestones(_me(), id)})
 
 
@@ -78,7 +85,9 @@ def list_submissions():
     return ok(list_body("submissions", items, q, total, nxt, exact))
 
 
-@router.get("/api/admin/submissions/milestones", middlewares=[require_permission("review_milestones")],
+# the review queue's counters are read with the caller's user item (one round trip fewer)
+@router.get("/api/admin/submissions/milestones",
+            middlewares=[require_permission("review_milestones", reads=Reads(lambda app: submissions.counter_keys()))],
             openapi_extensions=doc(query=_M + "MilestoneSubmissionsQuery", response=_M + "Milestone",
                                    list_key="milestones", paginated=True),
             summary="Milestone submissions (review queue)",
@@ -90,7 +99,7 @@ def list_submissions():
 def list_milestone_submissions():
     q = list_request(router, "status", "enrollment_id")
     items, total, exact, nxt, counts = submissions.milestone_submissions(
-        status=q.get("status"), enrollment_id=q.get("enrollment_id"), **q.window)
+        status=q.get("status"), enrollment_id=q.get("enrollment_id"), **q.window, read=read_with_auth(router))
     return ok(list_body("milestones", items, q, total, nxt, exact, pendingCount=counts["submitted"],
                         counts=counts))
 
@@ -121,6 +130,8 @@ def reject_submission(id: str):
                                    paginated=True),
             summary="List resources", description="Query domain_id, week, resource_type, page, limit.")
 def list_resources():
+    from . import resources
+
     q = list_request(router, "domain_id", "resource_type")
     week = int_query(router, "week", 0, minimum=0, maximum=52)
     items, total, exact, nxt = resources.list_resources(domain_id=q.get("domain_id"), week=week or None,
@@ -134,6 +145,7 @@ def list_resources():
              description="Body {domain_id, week, position?, title, description?, resource_type, url | file_key, "
                          "is_active?}. 201.")
 def create_resource():
+    from . import resources
     from .models import ResourceIn
 
     body = parse_model(ResourceIn, json_object(router))
@@ -149,6 +161,8 @@ def create_resource():
              description="multipart/form-data: file, resource_type. Stored in the files bucket; returns file_key "
                          "for POST /api/admin/resources and a short-lived download url.")
 def upload_resource():
+    from . import resources
+
     return ok({"success": True, **resources.upload(_me(), raw_body(router), header(router, "content-type"))}, 201)
 
 
@@ -158,6 +172,7 @@ def upload_resource():
              summary="Presigned upload URL",
              description="Body {filename, content_type, resource_type?} → {uploadUrl, method PUT, headers, key}.")
 def sign_resource():
+    from . import resources
     from .models import SignRequest
 
     body = parse_model(SignRequest, json_object(router))
@@ -169,6 +184,8 @@ def sign_resource():
                                    notes={503: "S3 busy or unreachable while signing the file's download link. " + FILE_STORE_NOTE}),
             summary="One resource")
 def get_resource(id: str):
+    from . import resources
+
     return ok({"success": True, "resource": resources.get(id)})
 
 
@@ -176,6 +193,7 @@ def get_resource(id: str):
             openapi_extensions=doc(body=_M + "ResourcePatch", response=_M + "ResourceOut", errors=(409,)),
             summary="Update a resource", description="Partial: any field of the create body; null clears url/file_key.")
 def put_resource(id: str):
+    from . import resources
     from .models import ResourcePatch
 
     body = parse_model(ResourcePatch, json_object(router))
@@ -186,6 +204,8 @@ def put_resource(id: str):
                openapi_extensions=doc(response=_M + "Deleted"),
                summary="Delete a resource")
 def delete_resource(id: str):
+    from . import resources
+
     resources.delete(_me(), id)
     return ok({"success": True, "message": "Resource deleted"})
 
@@ -235,6 +255,8 @@ def put_template(id: str):
                                    list_key="certificates", paginated=True),
             summary="List certificates", description="Query page, limit, search, revoked (true|false), domain_id.")
 def list_certificates():
+    from . import certificates
+
     q = list_request(router, "search", "revoked", "domain_id")
     revoked = None
     if "revoked" in q.filters:
@@ -251,6 +273,7 @@ def list_certificates():
              summary="Revoke a certificate", description="Body {reason?}. Verification then answers 404. 409 if "
                                                          "already revoked.")
 def revoke_certificate(id: str):
+    from . import certificates
     from .models import CertificateAction
 
     body = parse_model(CertificateAction, json_object(router, required=False))
@@ -261,6 +284,8 @@ def revoke_certificate(id: str):
              openapi_extensions=doc(response=_M + "CertificateOut", errors=(409,)),
              summary="Un-revoke a certificate", description="409 if not revoked.")
 def unrevoke_certificate(id: str):
+    from . import certificates
+
     return ok({"success": True, "certificate": certificates.set_revoked(_me(), id, False, None)})
 
 
@@ -270,6 +295,8 @@ def unrevoke_certificate(id: str):
                                    paginated=True),
             summary="List invoices", description="Query page, limit, search, user_id, date_from, date_to.")
 def list_invoices():
+    from . import invoices
+
     q = list_request(router, "search", "user_id", "date_from", "date_to")
     items, total, exact, nxt = invoices.list_invoices(search=q.get("search"), user_id=q.get("user_id"),
                                                       bounds=iso_bounds(q.get("date_from"), q.get("date_to")),
@@ -285,6 +312,7 @@ def list_invoices():
              summary="Email an invoice", description="Body (optional) {to}; default the student's email. The PDF is "
                                                      "attached. 202 with the queued email id.")
 def send_invoice(id: str):
+    from . import invoices
     from .models import InvoiceSend
 
     body = parse_model(InvoiceSend, json_object(router, required=False))

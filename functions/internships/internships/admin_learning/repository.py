@@ -7,7 +7,7 @@ The keys and the two reads live in ``documents.repository`` (the certificate PDF
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from lambdakit.ddb import Table
@@ -124,7 +124,12 @@ def get_enrollment(eid: str) -> dict | None:
 
 
 def milestones_of(eid: str) -> list[dict]:
-    return [clean(m) for m in table().query_all(f"ENROLL#{eid}", sk_prefix="MS#", consistent=True, max_items=200)]
+    """The enrollment's milestones as the enrollment's routes show them (without the copies of the
+    enrollment's own attributes, ``plan.ENROLLMENT_COPY``: the review queue's)."""
+    from ..learning.plan import ENROLLMENT_COPY
+
+    items = table().query_all(f"ENROLL#{eid}", sk_prefix="MS#", consistent=True, max_items=200)
+    return [{k: v for k, v in clean(m).items() if k not in ENROLLMENT_COPY} for m in items]
 
 
 def get_domain(did: str) -> dict | None:
@@ -260,12 +265,26 @@ def set_submission(eid: str, status: str, remarks: str, admin_id: str, now: str)
         raise Conflict("The submission was already decided") from None
 
 
-def counts_and_enrollments(names: list[str], eids: list) -> tuple[dict[str, int], dict[str, dict]]:
+def counter_key(name: str) -> tuple[str, str]:
+    return "COUNTERS", name
+
+
+def counts_and_enrollments(names: list[str], eids: list, read: Mapping[tuple[str, str], dict | None] | None = None
+                           ) -> tuple[dict[str, int], dict[str, dict]]:
     """Several counters (missing ones are absent) and the enrollments of ``eids`` (by id) in one
-    BatchGetItem, eventually consistent; the two kinds of item told apart by their partition key."""
-    keys = [("COUNTERS", n) for n in names] + [(f"ENROLL#{e}", "ENROLL") for e in dict.fromkeys(eids) if e]
+    BatchGetItem, eventually consistent; the two kinds of item told apart by their partition key.
+    ``read``: items already read (``auth.read_with_auth``): counters among them are not read again
+    (nothing is read when they all are and ``eids`` is empty)."""
+    read = read or {}
     counters: dict[str, int] = {}
+    for n in names:
+        if counter_key(n) in read and (got := read[counter_key(n)]) is not None:
+            counters[n] = int(got.get("count", 0))
+    keys = [counter_key(n) for n in names if counter_key(n) not in read]
+    keys += [(f"ENROLL#{e}", "ENROLL") for e in dict.fromkeys(eids) if e]
     enrollments: dict[str, dict] = {}
+    if not keys:
+        return counters, enrollments
     for i in table().batch_get(keys):
         if i["pk"] == "COUNTERS":
             counters[i["sk"]] = int(i.get("count", 0))

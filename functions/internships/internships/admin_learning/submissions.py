@@ -63,18 +63,28 @@ def decide(p, eid: str, approve: bool, remarks: str) -> dict:
             "completed": completed or e.get("status") == "completed"}
 
 
-def milestone_submissions(*, status, enrollment_id, offset, limit, cursor):
+def counter_keys() -> list[tuple[str, str]]:
+    """The review queue's counters (per submission status), read with authentication (``auth.Reads``)."""
+    return [repo.counter_key(f"milestones#{s}") for s in plan.SUBMISSION_STATUSES]
+
+
+def milestone_submissions(*, status, enrollment_id, offset, limit, cursor, read=None):
     """The review queue. Without ``status``: every submitted, reviewed and rejected milestone, newest
     status change first (gsi3 ``MILESTONES#SUBMISSIONS``); with it, that status only (gsi1). Each item
-    carries its ``status``; ``counts`` (per submission status, from counters) feed the pending badge."""
+    carries its ``status``; ``counts`` (per submission status, from counters) feed the pending badge.
+    ``read``: items read with authentication (the counters, ``counter_keys``). The student and
+    domain come from the milestone's copies of its enrollment's (``plan.ENROLLMENT_COPY``); only a
+    milestone without them (written before they were) has its enrollment read."""
     if status and status not in MILESTONE_STATUSES:
         raise ValidationFailed(f"status must be one of {', '.join(MILESTONE_STATUSES)}", fields={"status": "Unknown"})
     flt = repo.attr_filter({"enrollment_id": enrollment_id} if enrollment_id else None)
     pk, index = (f"MILESTONES#{status}", "gsi1") if status else (plan.SUBMISSIONS_INDEX_PK, "gsi3")
     items, nxt = repo.page(pk, index, flt=flt, offset=offset, limit=limit, cursor=cursor)
-    # the counters and the page's enrollments: independent reads, one BatchGetItem
+    # the counters not read with authentication and the enrollments of milestones without their
+    # copies: independent reads, one BatchGetItem (none when there are none)
+    uncopied = [m for m in items if not all(k in m for k in plan.ENROLLMENT_COPY)]
     counts, enr = repo.counts_and_enrollments([f"milestones#{s}" for s in plan.SUBMISSION_STATUSES],
-                                              [m.get("enrollment_id") for m in items])
+                                              [m.get("enrollment_id") for m in uncopied], read)
     counts = {s: counts.get(f"milestones#{s}", 0) for s in plan.SUBMISSION_STATUSES}
     if flt is not None:
         total, exact = repo.count_query(pk, index, flt=flt)
@@ -82,9 +92,8 @@ def milestone_submissions(*, status, enrollment_id, offset, limit, cursor):
         total, exact = counts[status] if status in counts else repo.count(f"milestones#{status}"), True
     else:
         total, exact = sum(counts.values()), True
-    for m in items:
+    for m in uncopied:
         e = enr.get(m.get("enrollment_id")) or {}
-        m["student_name"] = e.get("student_name")
-        m["student_email"] = e.get("student_email")
-        m["domain_name"] = e.get("domain_name")
+        for k in plan.ENROLLMENT_COPY:
+            m[k] = e.get(k)
     return items, total, exact, nxt, counts

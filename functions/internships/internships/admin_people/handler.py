@@ -8,10 +8,9 @@ from lambdakit.http import json_object, parse_model
 from lambdakit.listing import filters, list_body, list_request
 from lambdakit.openapi import doc
 
-from ..activity import service as activity_service
 from ..auth import Reads, principal, read_with_auth, require_permission, require_roles
 from ..http import build_app, lambda_entry, ok
-from . import leads, roles, users
+from . import users
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_people.models:"
@@ -24,6 +23,8 @@ _M = "internships.admin_people.models:"
             description="Every role with its effective permissions, its defaults and whether it is customised, "
                         "plus the permission catalogue.")
 def list_roles():
+    from . import roles
+
     return ok({"success": True, **roles.list_roles()})
 
 
@@ -31,6 +32,8 @@ def list_roles():
             openapi_extensions=doc(response=_M + "RoleOut"),
             summary="One role's permissions")
 def get_role(role: str):
+    from . import roles
+
     return ok({"success": True, "role": roles.describe(role)})
 
 
@@ -41,6 +44,7 @@ def get_role(role: str):
                         "optional version for optimistic concurrency (409 on mismatch). manage_users and "
                         "manage_roles stay super_admin only.")
 def put_role(role: str):
+    from . import roles
     from .models import RoleUpdate
 
     body = parse_model(RoleUpdate, json_object(router))
@@ -57,6 +61,8 @@ def put_role(role: str):
             description="Newest first. Query page, limit, admin_id, action_type, entity_type, search, date_from, "
                         "date_to (ISO dates; date_to inclusive), cursor.")
 def activity_logs():
+    from ..activity import service as activity_service
+
     q = list_request(router, "admin_id", "action_type", "entity_type", "search", "date_from", "date_to")
     dims = {k: q.filters[k] for k in ("admin_id", "action_type", "entity_type") if k in q.filters}
     logs, total, exact, nxt = activity_service.list_logs(
@@ -174,6 +180,8 @@ def fix_google_avatars():
             description="Query page, limit, domain, status (new|contacted|qualified|converted|lost), search, "
                         "date_from, date_to, cursor.")
 def list_leads():
+    from . import leads
+
     q = list_request(router, "domain", "status", "search", "date_from", "date_to")
     items, total, exact, nxt = leads.list_leads(status=q.get("status"), domain=q.get("domain"),
                                                 search=q.get("search"), date_from=q.get("date_from"),
@@ -189,6 +197,7 @@ def list_leads():
                          "emails a set-password link (also returned), marks the lead converted. 409 if already "
                          "converted or the email has an account.")
 def convert_lead(id: str):
+    from . import leads
     from .models import LeadConvert
 
     body = parse_model(LeadConvert, json_object(router, required=False))
@@ -199,6 +208,7 @@ def convert_lead(id: str):
               openapi_extensions=doc(body=_M + "LeadPatch", response=_M + "LeadOut", errors=(409,)),
               summary="Update a lead", description="Body {status?, notes?}; status converted only via convert.")
 def patch_lead(id: str):
+    from . import leads
     from .models import LeadPatch
 
     body = parse_model(LeadPatch, json_object(router))
@@ -212,6 +222,8 @@ def patch_lead(id: str):
                openapi_extensions=doc(response=_M + "Deleted"),
                middlewares=[require_permission("manage_leads")], summary="Delete a lead")
 def delete_lead(id: str):
+    from . import leads
+
     leads.delete(_me(), id)
     return ok({"success": True, "message": "Lead deleted"})
 

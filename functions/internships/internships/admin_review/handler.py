@@ -1,5 +1,14 @@
 """Milestone review (permission review_milestones), forced milestone status (admin, super_admin) and
-enrollment approval (permission manage_enrollments), each recorded in the activity log."""
+enrollment approval (permission manage_enrollments), each recorded in the activity log.
+
+Two transactions, not one (issue #21 looked at merging them): the change, then its activity-log
+entry (``activity.record``). Merged, the failures would not stay the same: today a committed change
+is answered 200 whatever happens to its log entry (logged, ``activity.record``), while in one
+transaction the log's writes - the entry and ``COUNTER#ACTLOG`` counters that every admin
+mutation of the service increments (contention, throttling) - would cancel the change, and keeping
+today's answer would take a second attempt of the change alone on any such failure (a change that
+today fails once would then succeed, and a merged commit whose answer was lost would be logged
+twice). One round trip is not worth a different failure behaviour."""
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
@@ -21,10 +30,15 @@ MILESTONE = Reads(lambda app: [k] if (k := milestones_repo.milestone_key(route_a
                   consistent=True)
 
 
+# the review also reads the milestone's enrollment (its e-mail goes to the student), both known from the path
+MILESTONE_AND_ENROLLMENT = Reads(lambda app: milestones_repo.milestone_and_enrollment_keys(route_arg(app, "id")),
+                                 consistent=True)
+
+
 @router.post("/api/admin/milestones/<id>/review", summary="Approve or reject a submitted milestone",
              openapi_extensions=doc(body="internships.learning.models:ReviewMilestone", response=_M + "MilestoneOut",
                                     errors=(409,)),
-             middlewares=[require_permission("review_milestones", reads=MILESTONE)],
+             middlewares=[require_permission("review_milestones", reads=MILESTONE_AND_ENROLLMENT)],
              description="{remarks, action: approve (default) | reject}: submitted → reviewed | rejected; "
                          "409 when the milestone is not submitted.")
 def review(id: str):  # noqa: A002

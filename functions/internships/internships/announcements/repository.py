@@ -5,6 +5,9 @@
   student's list is computed from), ``gsi2sk="<created_at>#<id>"``.
 * counters: ``pk="COUNTER#ANNOUNCEMENTS"``, ``sk="TOTAL"`` (``all``).
 * read mark: ``pk="ANNREAD#<user_id>"``, ``sk="<announcement_id>"`` (``read_at``).
+* fan-out marker: ``pk="OCCUPANCY"``, ``sk="ANNFANOUT"`` (``lambdakit.occupancy``): written before an
+  announcement is saved on ``ANNLIVE`` with its e-mail still to fan out (``needs_fanout``), so the
+  ``process-emails`` sweep queries ``ANNLIVE`` only while some may wait (``service.pending_fanouts``).
 
 The email fan-out request is a message on the email queue, ``{"fanout": "announcement", "id": <id>}``,
 which the email worker (``mail.worker``) consumes.
@@ -14,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from lambdakit import aws, clock
+from lambdakit import aws, clock, occupancy
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed
 
@@ -22,10 +25,23 @@ from ..settings import settings
 
 MAX_LIVE = 300
 COUNTER = ("COUNTER#ANNOUNCEMENTS", "TOTAL")
+#: The occupancy marker of the announcements waiting for their e-mail fan-out (on ``ANNLIVE``).
+FANOUT_MARK = ("OCCUPANCY", "ANNFANOUT")
 
 
 def table() -> Table:
     return Table(settings().table_name)
+
+
+#: The marker's writer, with what this process marked (reset with the settings, as in tests).
+markers = occupancy.Markers(table, owner=settings)
+
+
+def needs_fanout(item: dict) -> bool:
+    """Saved on ``ANNLIVE`` (active or scheduled, ``is_active``) with ``send_email`` and its e-mails
+    not queued yet: the sweep's fan-out may have to pick it up (now or once it is due)."""
+    return bool(item.get("is_active") and item.get("status") in ("active", "scheduled") and item.get("send_email")
+                and not item.get("email_queued_at"))
 
 
 def key(ann_id: str) -> tuple[str, str]:
@@ -44,6 +60,8 @@ def _index(item: dict) -> dict:
 
 
 def create(item: dict) -> None:
+    if needs_fanout(item):
+        markers.mark(FANOUT_MARK)
     table().transact([{"put": {"pk": key(item["id"])[0], "sk": "ANN", "type": "announcement", **_index(item)},
                        "condition": "attribute_not_exists(pk)"},
                       {"update": COUNTER, "add": {"all": 1}}], fresh=(0,))  # a fresh id: a collision is 503
@@ -54,6 +72,8 @@ def get(ann_id: str) -> dict | None:
 
 
 def replace(item: dict, expected_updated_at: str) -> bool:
+    if needs_fanout(item):
+        markers.mark(FANOUT_MARK)
     try:
         table().put({"pk": key(item["id"])[0], "sk": "ANN", "type": "announcement", **_index(item)},
                     condition="attribute_exists(pk) AND updated_at = :u", values={":u": expected_updated_at})

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING
 
-from lambdakit import clock, ids
+from lambdakit import clock, ids, occupancy
 from lambdakit.errors import BadRequest, Conflict, NotFound
 from lambdakit.pagination import page_meta, page_request
 
@@ -302,7 +302,26 @@ def fan_out(ann_id: str, enqueue: Enqueue) -> int:
     return count
 
 
-def pending_fanouts() -> list[str]:
-    """Live announcements whose email has not been queued yet (the sweep's safety net)."""
+#: the fan-out's occupancy marker, read by the sweep with its other keys (``pending_fanouts``)
+FANOUT_MARK = repo.FANOUT_MARK
+
+
+def pending_fanouts(marks: Mapping | None = None) -> list[str]:
+    """Live announcements whose email has not been queued yet (the sweep's safety net).
+
+    ``marks``: the occupancy markers the sweep read (``lambdakit.occupancy``: ``FANOUT_MARK`` when set,
+    every marker on a full sweep); ``ANNLIVE`` is queried only when ``FANOUT_MARK`` is among them, and a
+    clearable marker is cleared once nothing there waits for a fan-out (due or scheduled). A save that
+    may need the fan-out marks first (``repository.create``/``replace``). ``None``: query regardless."""
+    mark = None
+    if marks is not None:
+        mark = marks.get(FANOUT_MARK)
+        if mark is None:
+            return []
     now = now_naive()
-    return [a["id"] for a in repo.live() if a.get("send_email") and not a.get("email_queued_at") and is_live(a, now)]
+    waiting = [a for a in repo.live() if repo.needs_fanout(a) and not (a.get("expires_at") and a["expires_at"] <= now)]
+    if mark is not None:
+        occupancy.found(mark, FANOUT_MARK, len(waiting))
+        if not waiting and occupancy.clearable(mark):
+            repo.markers.clear(FANOUT_MARK, mark)
+    return [a["id"] for a in waiting if is_live(a, now)]

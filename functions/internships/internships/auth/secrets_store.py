@@ -1,5 +1,6 @@
-"""Secrets Manager reads of the auth package: ``lambdakit.secrets`` (Powertools' SecretsProvider on
-the shared client, cached five minutes like the Lambda secrets extension).
+"""Secrets Manager reads of the auth package (and of the cron route's bearer secret):
+``lambdakit.secrets`` (Powertools' SecretsProvider on the shared client, cached five minutes like
+the Lambda secrets extension).
 
 ``prefetch(arn)``: in a Lambda process, the first read of a secret may start on a daemon thread
 so that its round trip (and its client's creation) overlaps the request's own work (importing
@@ -40,16 +41,33 @@ def prefetch(arn: str) -> bool:
         _started.add(arn)
         t = threading.Thread(target=_warm, args=(arn,), name="secret-prefetch", daemon=True)
         _pending[arn] = t
+    _client()
     t.start()
     return True
 
 
-def secret_string(arn: str) -> str:
+def _client() -> None:
+    """Create the Secrets Manager client (and import the Powertools provider ``lambdakit.secrets``
+    reads with) on the caller's thread before the prefetch starts: the thread's first act is then
+    the request, and its round trip overlaps the caller's next work (creating the DynamoDB client).
+    Both are CPU work wherever they run (one GIL, and ``lambdakit.aws`` creates clients under one
+    lock); on the thread they queued behind the DynamoDB client and the round trip began only after
+    both. A failure here is left to the read, which raises it as without the prefetch."""
+    from lambdakit import aws
+
+    try:
+        aws.client("secretsmanager")
+        import aws_lambda_powertools.utilities.parameters  # noqa: F401
+    except Exception:  # noqa: BLE001 - the read (thread, then the request's own) meets it again
+        pass
+
+
+def secret_string(arn: str, max_age: int = secrets.DEFAULT_MAX_AGE) -> str:
     t = _pending.pop(arn, None)
     if t is not None:
         t.join()
     _started.add(arn)  # read once: the cache has it, a prefetch would only add a thread
-    return secrets.secret_string(arn)
+    return secrets.secret_string(arn, max_age=max_age)
 
 
 def secret_json(arn: str) -> dict:

@@ -20,6 +20,9 @@ router = APIGatewayHttpRouter()
 def _authorize() -> None:
     value = header(router, "authorization") or ""
     scheme, _, token = value.partition(" ")
+    if repo.prefetch_secret():
+        # a cold Lambda process: the secret's round trip overlaps creating the DynamoDB client
+        repo.warm()
     secret = repo.cron_secret()
     if scheme.lower() != "bearer" or not secret or not constant_time_equals(token.strip(), secret):
         raise Unauthorized("Unauthorized")

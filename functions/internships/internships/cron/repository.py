@@ -1,12 +1,15 @@
 """Cron data access: the bearer secret (Secrets Manager) and per-day run records."""
 from __future__ import annotations
 
-from lambdakit import clock, secrets
+from lambdakit import clock
 from lambdakit.ddb import Table
 
+from ..auth import secrets_store
 from ..settings import settings
 
 SECRET_TTL = 300
+
+Key = tuple[str, str]
 
 
 def table() -> Table:
@@ -21,7 +24,24 @@ def cron_secret() -> str | None:
     arn = s.cron_secret_arn
     if not arn:
         return None
-    return secrets.secret_string(arn, max_age=SECRET_TTL) or None
+    return secrets_store.secret_string(arn, max_age=SECRET_TTL) or None
+
+
+def prefetch_secret() -> bool:
+    """Start the secret's first read of this Lambda process on a thread (``secrets_store.prefetch``);
+    True when it started (the caller may create the DynamoDB client during its round trip)."""
+    s = settings()
+    return bool(not s.cron_secret and s.cron_secret_arn and secrets_store.prefetch(s.cron_secret_arn))
+
+
+def warm() -> None:
+    """Create the DynamoDB client now (while another thread waits on the network)."""
+    table().client  # noqa: B018 - the property creates and caches it
+
+
+def read_consistent(keys: list[Key]) -> dict[Key, dict]:
+    """The items of ``keys`` that exist, in one strongly consistent BatchGetItem."""
+    return table().get_many(keys, consistent=True)
 
 
 def record_run(job: str, day: str, result: dict) -> None:

@@ -109,10 +109,6 @@ def verify(cert_id: str, ip: str) -> dict:
     return {"valid": True, "certificate": certificates.public_view(c)}
 
 
-def my_certificates(p) -> list[dict]:
-    return [certificates.owner_view(c) for c in repo.certificates_for_user(p.user_id)]
-
-
 def certificate_pdf(p, cert_id: str) -> tuple[str, bytes]:
     c = repo.certificate((cert_id or "").strip().upper())
     if not c or (c["user_id"] != p.user_id and not p.has("manage_certificates")):

@@ -9,7 +9,6 @@ from lambdakit.openapi import doc
 from ..announcements import service as announcements
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
-from ..notifications import service as notifications
 
 router = APIGatewayHttpRouter()
 AUTH = [require_user]
@@ -43,6 +42,8 @@ def read_announcement(id: str):  # noqa: A002
             description="Unread announcements, enrollment status changes and milestone reviews.",
             openapi_extensions=doc(response="internships.notifications.models:NotificationFeed"))
 def get_notifications():
+    from ..notifications import service as notifications
+
     me = principal(router)
     return ok(notifications.feed(me.user_id, me.role))
 
@@ -53,6 +54,7 @@ def get_notifications():
                                     response="internships.announcements.models:ReadResult"))
 def post_notifications():
     from ..announcements.models import MarkRead
+    from ..notifications import service as notifications
 
     me = principal(router)
     body = parse_model(MarkRead, json_object(router))

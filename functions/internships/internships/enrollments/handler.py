@@ -1,5 +1,7 @@
 """Student enrollments and payments: create, my-enrollments, verify-payment, submit, cancel, and the
-gateway webhook (POST /api/payments/webhook, added by the issue)."""
+gateway webhook (POST /api/payments/webhook, added by the issue). The rules (``service``: gateway,
+coupons, invoices, outbox) are imported by the routes that change something; the list needs only
+``views`` (issue #21, cold first request)."""
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
@@ -9,7 +11,7 @@ from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
 from ..http import build_app, lambda_entry, ok
-from . import service
+from . import views
 
 router = APIGatewayHttpRouter()
 
@@ -25,6 +27,7 @@ router = APIGatewayHttpRouter()
                          "429 with Retry-After.",
              openapi_extensions=doc(body="internships.enrollments.models:CreateEnrollment", response="internships.enrollments.models:EnrollmentCreated", errors=(409, 429, 503)))
 def create():
+    from . import service
     from .models import CreateEnrollment
 
     data = parse_model(CreateEnrollment, json_object(router))
@@ -35,7 +38,7 @@ def create():
             middlewares=[require_user],
              openapi_extensions=doc(response="internships.enrollments.models:EnrollmentList"))
 def my_enrollments():
-    return ok({"success": True, "enrollments": service.my_enrollments(principal(router))})
+    return ok({"success": True, "enrollments": views.my_enrollments(principal(router))})
 
 
 @router.post("/api/enrollments/verify-payment", summary="Verify the checkout signature and activate",
@@ -44,6 +47,7 @@ def my_enrollments():
                          "signature is 400 and changes nothing.",
              openapi_extensions=doc(body="internships.enrollments.models:VerifyPayment", response="internships.enrollments.models:EnrollmentResult", errors=(409, 503)))
 def verify_payment():
+    from . import service
     from .models import VerifyPayment
 
     data = parse_model(VerifyPayment, json_object(router))
@@ -53,6 +57,7 @@ def verify_payment():
 @router.post("/api/enrollments/<id>/submit", summary="Submit the final project", middlewares=[require_user],
              openapi_extensions=doc(body="internships.enrollments.models:SubmitProject", response="internships.enrollments.models:EnrollmentResult", errors=(409,)))
 def submit(id: str):  # noqa: A002
+    from . import service
     from .models import SubmitProject
 
     data = parse_model(SubmitProject, json_object(router))
@@ -64,6 +69,8 @@ def submit(id: str):  # noqa: A002
              middlewares=[require_user],
              openapi_extensions=doc(response="internships.enrollments.models:EnrollmentResult", errors=(409,)))
 def cancel(id: str):  # noqa: A002
+    from . import service
+
     return ok({"success": True, "message": "Enrollment cancelled", "enrollment": service.cancel(principal(router), id)})
 
 
@@ -72,6 +79,8 @@ def cancel(id: str):  # noqa: A002
                          "x-razorpay-event-id; payment.captured activates the enrollment.",
              openapi_extensions=doc(response="internships.enrollments.models:WebhookResult", errors=(400, 503), public=True))
 def webhook():
+    from . import service
+
     return ok(service.handle_webhook(raw_body(router), header(router, "x-razorpay-signature"),
                                      header(router, "x-razorpay-event-id")))
 

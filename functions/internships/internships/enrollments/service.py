@@ -25,27 +25,12 @@ from ..mail import outbox
 from ..settings import settings
 from . import gateway, invoices
 from . import repository as repo
+from .views import view
 
 logger = logging.getLogger("internships.enrollments")
 DURATIONS = (1, 2, 3)
 #: attempts at a project submission whose condition failed while the enrollment read back is still active
 SUBMIT_ATTEMPTS = 3
-
-
-# ---------------------------------------------------------------- views
-def view(e: dict) -> dict:
-    return {
-        "id": e["id"], "domainId": e["domain_id"], "domainName": e.get("domain_name"),
-        "domainSlug": e.get("domain_slug"), "duration": e["duration"], "price": e.get("price"),
-        "amount": e["amount"], "discount": e["discount"], "couponCode": e.get("coupon_code"),
-        "status": e["status"], "paymentStatus": e["payment_status"], "orderId": e.get("order_id"),
-        "paymentId": e.get("payment_id"), "invoiceId": e.get("invoice_id"), "invoiceNumber": e.get("invoice_number"),
-        "certificateId": e.get("certificate_id"), "milestoneCount": e.get("milestone_count", 0),
-        "submissionEmail": e.get("submission_email"), "submittedAt": e.get("submitted_at"),
-        "createdAt": e["created_at"], "activatedAt": e.get("activated_at"), "paidAt": e.get("paid_at"),
-        "completedAt": e.get("completed_at"), "cancelledAt": e.get("cancelled_at"),
-        "endDate": e.get("end_date"),
-    }
 
 
 def _duration(raw) -> int:
@@ -280,10 +265,6 @@ def handle_webhook(raw: bytes, signature: str | None, event_id: str | None) -> d
 
 
 # ---------------------------------------------------------------- student actions
-def my_enrollments(p) -> list[dict]:
-    return [view(e) for e in repo.list_for_user(p.user_id)]
-
-
 def submit_project(p, eid: str, data) -> dict:
     """Record the final project on an active enrollment, with the student's email in the same
     transaction (the transactional outbox, issue 23 rule 4). A failed condition is read back

@@ -4,12 +4,17 @@ Key: ``pk=ENROLL#<enrollment_id>``, ``sk=MS#<nn>``; id ``<enrollment_id>-<nn>`` 
 Indexes: gsi1 ``MILESTONES#<status>``, gsi2 ``USER#<user_id>#MILESTONES``, gsi3 ``MILESTONES#SUBMISSIONS``
 (only while submitted, reviewed or rejected), sort keys ``<status changed at>#<id>``.
 Due dates spread the duration (30 days per unit) evenly over the milestones.
+A milestone carries copies of its enrollment's ``ENROLLMENT_COPY`` (set when the enrollment is
+created, never changed): the admin review queue shows them without reading the enrollments.
 """
 from __future__ import annotations
 
 import datetime as dt
 
 from lambdakit import clock
+
+#: The enrollment's attributes a milestone carries (written once with the enrollment, never changed).
+ENROLLMENT_COPY = ("student_name", "student_email", "domain_name")
 
 
 def milestone_id(enrollment_id: str, order: int) -> str:
@@ -59,7 +64,8 @@ def build(enrollment: dict, plan: list[dict], activated_at: str) -> list[dict]:
                 "domain_id": enrollment["domain_id"], "order": i, "title": step["title"],
                 "description": step.get("description", ""), "status": "pending", "due_date": due,
                 "created_at": activated_at, "updated_at": activated_at,
-                "gsi2pk": f"USER#{enrollment['user_id']}#MILESTONES", "gsi2sk": f"{enrollment['id']}#{i:02d}"}
+                "gsi2pk": f"USER#{enrollment['user_id']}#MILESTONES", "gsi2sk": f"{enrollment['id']}#{i:02d}",
+                **{k: enrollment[k] for k in ENROLLMENT_COPY if k in enrollment}}
         item.update(index_attrs(item, "pending", activated_at))
         out.append(item)
     return out

@@ -34,6 +34,15 @@ def milestone_key(mid: str | None) -> tuple[str, str] | None:
     return plan.key(*parsed) if parsed else None
 
 
+def milestone_and_enrollment_keys(mid: str | None) -> list[tuple[str, str]]:
+    """The keys of a milestone and of its enrollment (``[]`` for an id no milestone can have)."""
+    parsed = plan.parse_id(mid or "")
+    if not parsed:
+        return []
+    ekey = enrollment_key(parsed[0])
+    return [plan.key(*parsed), *([ekey] if ekey else [])]
+
+
 def change_status(m: dict, new_status: str, fields: dict, *, expect: str | None, checks: list[dict] | None = None,
                   now: str, mail_ops: list[dict] | None = None, fresh: tuple[int, ...] = ()) -> dict:
     """Conditional status change (``expect``: the status it must still have) with counters and index.

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from lambdakit import clock
 from lambdakit.errors import BadRequest, ConditionFailed, Conflict, Contention, Forbidden, NotFound
 
-from ..mail import outbox
 from . import plan
 from . import repository as repo
 
@@ -97,10 +96,13 @@ def review(p, mid: str, data, read: Mapping | None = None) -> dict:
     """submitted → reviewed | rejected, with the student's email written in the same transaction
     (the transactional outbox, issue 23 rule 4: the email exists exactly when the review does).
     A failed condition is read back before it is believed (rule 2): still submitted, it is retried.
-    ``read``: items read with authentication, strongly consistent (``auth.read_with_auth``)."""
+    ``read``: items read with authentication, strongly consistent (``auth.read_with_auth``), the
+    milestone and its enrollment among them."""
+    from ..mail import outbox  # lazily: only the review writes an email (cold start of the other routes)
+
     m = _milestone(mid, read)
     new = "reviewed" if data.action == "approve" else "rejected"
-    e = repo.enrollment(m["enrollment_id"]) or {}
+    e = repo.enrollment(m["enrollment_id"], read) or {}
     for _ in range(REVIEW_ATTEMPTS):
         if m["status"] != "submitted":
             raise Conflict(f"Only a submitted milestone can be reviewed (it is {m['status']})")

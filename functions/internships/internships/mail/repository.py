@@ -23,6 +23,10 @@ from lambdakit.errors import ConditionFailed, Contention
 from ..settings import settings
 
 STATS_PK = "EMAILSTATS"
+#: The all-time counters item: ``c_<status>_<template>`` is the number of emails now in that status
+#: (moved in the transaction of every status change), so a status whose counters are all zero
+#: holds no email (the ``process-emails`` sweep reads it instead of querying an empty index).
+STATS_TOTAL = (STATS_PK, "TOTAL")
 
 
 def table() -> Table:
@@ -191,12 +195,27 @@ def stats_days(first_day: str, last_day: str) -> list[dict]:
 
 
 # ---------------------------------------------------------------- templates and settings
+_SITE_KEY = ("SETTINGS", "SITE")
+
+
+def _template_key(kind: str) -> tuple[str, str]:
+    return f"EMAILTPL#{kind}", "TEMPLATE"
+
+
 def template_and_site(kind: str) -> tuple[dict | None, dict]:
     """The stored override of template ``kind`` (``None``: the default) and the site settings (``{}``
     when unset), in one BatchGetItem (eventually consistent)."""
-    tpl_key, site_key = (f"EMAILTPL#{kind}", "TEMPLATE"), ("SETTINGS", "SITE")
-    found = table().get_many([tpl_key, site_key])
-    return found.get(tpl_key), found.get(site_key, {})
+    found = table().get_many([_template_key(kind), _SITE_KEY])
+    return found.get(_template_key(kind)), found.get(_SITE_KEY, {})
+
+
+def email_with_template(email_id: str, kind: str) -> tuple[dict | None, tuple[dict | None, dict]]:
+    """The email (strongly consistent, as ``get_email``) with what rendering it reads, the override
+    of template ``kind`` and the site settings (``template_and_site``), in one BatchGetItem: a
+    claimed email's re-read and its template, one round trip."""
+    key = email_key(email_id)
+    found = table().get_many([key, _template_key(kind), _SITE_KEY], consistent=True)
+    return found.get(key), (found.get(_template_key(kind)), found.get(_SITE_KEY, {}))
 
 
 # ---------------------------------------------------------------- SQS / S3 / providers

@@ -13,7 +13,7 @@ import datetime as dt
 import logging
 from email.message import EmailMessage
 
-from lambdakit import clock
+from lambdakit import clock, occupancy
 from lambdakit.errors import BadRequest, Conflict, FileStoreUnavailable, NotFound
 from lambdakit.observability import count
 from lambdakit.pagination import page_meta, page_request
@@ -26,6 +26,8 @@ from .templates import ALL_KINDS, DEFAULTS, SAMPLES, render, wrap
 logger = logging.getLogger("internships.mail")
 
 STATUSES = ("pending", "sending", "sent", "failed", "cancelled")
+#: the counters item the ``process-emails`` job reads with its markers (``sweep``'s ``totals``)
+COUNTERS_KEY = repo.STATS_TOTAL
 LEASE_SECONDS = 120
 #: attempts at the sent transition after a delivery (``_mark_sent``)
 SENT_ATTEMPTS = 3
@@ -78,11 +80,12 @@ def deliver(email: dict, subject: str, html: str) -> str:
                          tags={"template": email["template"]})
 
 
-def render_email(email: dict) -> tuple[str, str]:
+def render_email(email: dict, read: tuple[dict | None, dict] | None = None) -> tuple[str, str]:
+    """``read``: the template override and site settings already read (``repo.email_with_template``)."""
     kind = email["template"]
     if kind not in ALL_KINDS:
         raise PermanentFailure(f"unknown template {kind}")
-    override, site = repo.template_and_site(kind)  # independent reads: one BatchGetItem
+    override, site = read if read is not None else repo.template_and_site(kind)  # one BatchGetItem
     tpl = override or DEFAULTS[kind]
     data = {"siteName": site.get("siteName") or "Internship Programme", **(email.get("data") or {})}
     s = settings()
@@ -112,23 +115,41 @@ def _claim(email: dict) -> bool:
     return False
 
 
-def process_email(email_id: str) -> str:
-    """Process one email; returns the outcome: sent, retry, failed or skipped."""
-    email = repo.get_email(email_id)
-    if not email:
+def _claim_due(email: dict | None) -> dict | None:
+    """``email`` when it is due (pending and due, or sending with an expired lease) and this call
+    claimed it; else ``None``."""
+    if not email or (email["status"] == "pending" and email.get("next_attempt_at", "") > clock.now_iso()):
+        return None
+    return email if _claim(email) else None
+
+
+def process_email(email_id: str, listed: dict | None = None) -> str:
+    """Process one email; returns the outcome: sent, retry, failed or skipped.
+
+    ``listed``: the email as the sweep's index query returned it, claimed without a first read.
+    The copy may be stale (the index is eventually consistent), which is safe: the claim's
+    conditions (the status it names, the due time or the expired lease) are DynamoDB's to check on
+    the item itself, and the counters it moves follow the status the condition pins. A claim
+    refused on that copy reads the email and decides as without it (one read more, only then)."""
+    email = _claim_due(listed if listed is not None else repo.get_email(email_id))
+    if email is None and listed is not None:
+        email = _claim_due(repo.get_email(email_id))
+    if email is None:
         return "skipped"
-    now = clock.now_iso()
-    if email["status"] == "pending" and email.get("next_attempt_at", "") > now:
-        return "skipped"
-    if not _claim(email):
-        return "skipped"
-    email = repo.get_email(email_id) or email
+    # the claimed email read back (a reclaimed one may carry an earlier claim's message id) with its
+    # template and the site settings: one BatchGetItem
+    parts: tuple[dict | None, dict] | None
+    try:
+        fresh, parts = repo.email_with_template(email_id, email["template"])
+    except Exception:  # noqa: BLE001 - as without the joint read: the re-read's failure raises, the template's is retried
+        fresh, parts = repo.get_email(email_id), None
+    email = fresh or email
     if email.get("message_id"):
         # delivered by an earlier claim whose sent transition did not land: never delivered again
         _mark_sent(email, email["message_id"], email.get("subject") or "")
         return "sent"
     try:
-        subject, html = render_email(email)
+        subject, html = render_email(email, parts)
         message_id = deliver(email, subject, html)
     except PermanentFailure as exc:
         _fail(email, str(exc))
@@ -235,16 +256,56 @@ def _retry_later(email: dict, exc: Exception) -> str:
     return "retry"
 
 
-def sweep(limit: int | None = None) -> dict:
-    """Process due pending emails and reclaim expired leases (the ``process-emails`` job)."""
+def counted_statuses(totals: dict) -> set[str]:
+    """The statuses holding at least one email, from the counters item (``repo.STATS_TOTAL``)."""
+    out: set[str] = set()
+    for k, v in totals.items():
+        if not k.startswith("c_"):
+            continue
+        try:
+            n = int(v)
+        except (TypeError, ValueError):
+            continue
+        if n > 0:
+            out.add(k[2:].partition("_")[0])
+    return out
+
+
+def sweep(limit: int | None = None, totals: dict | None = None, *, full: bool = True, queued: int = 0) -> dict:
+    """Process due pending emails and reclaim expired leases (the ``process-emails`` job).
+
+    ``totals``: the counters item (``repo.STATS_TOTAL``, read consistently by the caller; ``{}``
+    when absent). Its ``c_<status>_<template>`` counters move in the transaction of every status
+    change, so a status they count no email in has none, and its index partition is not queried
+    (an idle run queries nothing). ``full``: query both partitions anyway (the periodic net, or
+    the counters could not be read); work found where the counters said none is reported as a
+    missed occupancy marker (``lambdakit.occupancy.found``: WARNING and ``OccupancyMarkerMissed``).
+    ``queued``: emails the caller queued after reading ``totals`` (pending, not counted there)."""
     limit = limit or settings().email_sweep_limit
     counts = {"sent": 0, "failed": 0, "retry": 0, "skipped": 0}
+    counted = counted_statuses(totals) if totals is not None else {"pending", "sending"}
+    if queued:
+        counted.add("pending")
+    full = full or totals is None
     now = clock.now_iso()
-    candidates = repo.due_pending(now, limit)
-    candidates += [e for e in repo.stale_sending(50) if (e.get("lease_until") or "") < now]
+    candidates: list[dict] = []
+    if full or "pending" in counted:
+        due = repo.due_pending(now, limit)
+        _missed("pending", counted, len(due))
+        candidates += due
+    if full or "sending" in counted:
+        stale = [e for e in repo.stale_sending(50) if (e.get("lease_until") or "") < now]
+        _missed("sending", counted, len(stale))
+        candidates += stale
     for email in candidates:
-        counts[process_email(email["id"])] += 1
+        counts[process_email(email["id"], email)] += 1
     return counts
+
+
+def _missed(status: str, counted: set[str], n: int) -> None:
+    if n and status not in counted:
+        key = (repo.STATS_PK, f"TOTAL#{status}")
+        occupancy.found(occupancy.with_every_partition([key], {})[key], key, n)
 
 
 # ---------------------------------------------------------------- admin operations
