@@ -1,0 +1,83 @@
+"""Cold first request of the campaigns functions (issue 21, round 9): what a route's first request
+loads and calls. The contact fields (statuses, bounds, cleaning rules, ``ContactOut``) are apart
+from the contact routes' body models, so the export route and the import worker do not define
+those models; the boto3 package's condition builder is imported only by a query that filters."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.callcount import count_calls
+
+ROOT = Path(__file__).resolve().parents[3]
+
+PROBE = r"""
+import json, sys
+sys.path[:0] = [{layer!r}, {code!r}]
+import campaigns.contacts.handler, campaigns.contacts.import_worker
+out = {{"models_loaded": "campaigns.contacts.models" in sys.modules}}
+from campaigns.contacts import fields, models
+out["reexported"] = all(getattr(models, n) is getattr(fields, n) for n in (
+    "STATUSES", "MAX_TAGS", "MAX_LISTS", "MAX_CUSTOM_FIELDS", "clean_tags", "clean_custom", "clean_lists",
+    "clean_email", "ContactOut"))
+print(json.dumps(out))
+"""
+
+
+def test_export_route_and_import_worker_do_not_load_the_body_models():
+    code = PROBE.format(layer=str(ROOT / "layers" / "shared"), code=str(ROOT / "functions" / "campaigns"))
+    env = {k: v for k, v in os.environ.items() if k not in ("LAMBDA_TASK_ROOT", "AWS_SAM_LOCAL")}
+    env.setdefault("CAMPAIGNS_STAGE", "local")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out == {"models_loaded": False, "reexported": True}
+
+
+@pytest.fixture
+def no_condition_builder(monkeypatch):
+    """``from boto3.dynamodb.conditions import ...`` fails for the test's requests."""
+    monkeypatch.setitem(sys.modules, "boto3.dynamodb.conditions", None)
+
+
+def _contacts(camp, n: int, lid: str | None = None) -> None:
+    for i in range(n):
+        body = {"email": f"cold{i}@example.com", "first_name": f"C{i}", **({"lists": [lid]} if lid else {})}
+        assert camp.post("/contacts", json=body).status == 201
+
+
+def test_unfiltered_exports_build_no_condition(camp, no_condition_builder):
+    """The export's reads: the key, the rate limit, the counters, one page of contacts; no filter
+    (an export of all contacts or of one status reads an index of exactly those)."""
+    _contacts(camp, 3)
+    for query, rows in (({}, 3), ({"status": "active"}, 3), ({"status": "bounced"}, 0)):
+        with count_calls() as cc:
+            r = camp.get("/contacts/export", query=query)
+        assert r.status == 200, r.text
+        assert r.headers["x-total-count"] == str(rows)
+        assert cc.calls == {"dynamodb.GetItem": 1, "dynamodb.UpdateItem": 1, "dynamodb.BatchGetItem": 1,
+                            "dynamodb.Query": 1}, cc.calls
+
+
+def test_a_filtered_query_still_filters(camp):
+    """A list's members of one status: the filter is built (the only query here that needs it)."""
+    lid = camp.post("/lists", json={"name": "cold"}).json()["data"]["id"]
+    _contacts(camp, 2, lid)
+    members = camp.get("/contacts", query={"list_id": lid}).json()["data"]["contacts"]
+    assert camp.put(f"/contacts/{members[0]['id']}", json={"status": "unsubscribed"}).status == 200
+    r = camp.get("/contacts/export", query={"list_id": lid, "status": "active", "fields": "email"})
+    assert r.status == 200 and r.headers["x-total-count"] == "1", r.text
+    assert r.text.split("\r\n")[:2] == ["email", members[1]["email"]]
+
+
+def test_outbox_without_a_recipient_filter_builds_no_condition(camp, no_condition_builder):
+    with count_calls() as cc:
+        r = camp.get("/email/outbox")
+    assert r.status == 200, r.text
+    assert cc.calls == {"dynamodb.GetItem": 1, "dynamodb.UpdateItem": 1, "dynamodb.Query": 1}, cc.calls
+    assert camp.get("/email/outbox", query={"to": "x@example.com"}).status == 200  # its own index: no filter
