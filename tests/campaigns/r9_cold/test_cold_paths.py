@@ -111,3 +111,46 @@ def test_outbox_without_a_recipient_filter_builds_no_condition(camp, no_conditio
     assert r.status == 200, r.text
     assert cc.calls == {"dynamodb.GetItem": 1, "dynamodb.UpdateItem": 1, "dynamodb.Query": 1}, cc.calls
     assert camp.get("/email/outbox", query={"to": "x@example.com"}).status == 200  # its own index: no filter
+
+
+# ---------------------------------------------------------------- the webhook delivery worker's read
+def _deliveries(camp, receiver, pipe, n: int) -> list[dict]:
+    hook = camp.post("/webhooks", json={"name": "h", "url": receiver.url, "events": ["contact.subscribed"]})
+    assert hook.status == 201, hook.text
+    for i in range(n):
+        assert camp.post("/contacts", json={"email": f"wh{i}@example.com"}).status == 201
+    msgs = pipe.receive(os.environ["CAMPAIGNS_WEBHOOK_QUEUE_URL"], 10)
+    assert len(msgs) == n
+    return msgs
+
+
+def _work(pipe, msgs: list[dict]) -> tuple[list[str], dict]:
+    with count_calls() as cc:
+        failed = pipe.run_batch(os.environ["CAMPAIGNS_WEBHOOK_QUEUE_URL"], "WebhookWorkerFunction", msgs)
+    return failed, {k: v for k, v in cc.calls.items() if k.startswith("dynamodb.")}
+
+
+def test_a_delivery_reads_itself_and_its_webhook_in_one_batch(camp, receiver, pipe):
+    """One BatchGetItem (the delivery, consistent, and its webhook) and the status write."""
+    msgs = _deliveries(camp, receiver, pipe, 1)
+    failed, calls = _work(pipe, msgs)
+    assert failed == [] and calls == {"dynamodb.BatchGetItem": 1, "dynamodb.UpdateItem": 1}, calls
+    assert len(receiver.requests) == 1
+    failed, calls = _work(pipe, msgs)  # the same message again: delivered already, nothing sent or written
+    assert failed == [] and calls == {"dynamodb.BatchGetItem": 1} and len(receiver.requests) == 1, calls
+
+
+def test_a_delivery_of_a_disabled_or_deleted_webhook_is_cancelled(camp, receiver, pipe):
+    msgs = _deliveries(camp, receiver, pipe, 2)
+    wid = json.loads(msgs[0]["Body"])["webhook_id"]
+    assert camp.put(f"/webhooks/{wid}", json={"enabled": False}).status == 200
+    failed, calls = _work(pipe, msgs[:1])
+    assert failed == [] and calls == {"dynamodb.BatchGetItem": 1, "dynamodb.UpdateItem": 1}, calls
+    log = camp.get(f"/webhooks/{wid}/deliveries").json()["data"]["deliveries"]
+    did = json.loads(msgs[0]["Body"])["delivery_id"]
+    assert [(d["status"], d["last_error"]) for d in log if d["id"] == did] == [
+        ("cancelled", "webhook deleted or disabled")], log
+    assert camp.delete(f"/webhooks/{wid}").status == 200
+    failed, calls = _work(pipe, msgs[1:])
+    assert failed == [] and receiver.requests == []
+    assert calls.get("dynamodb.BatchGetItem") == 1 and "dynamodb.GetItem" not in calls, calls

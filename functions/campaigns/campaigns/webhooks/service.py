@@ -173,12 +173,11 @@ def deliver(message: dict) -> str:
     """One attempt of a queued delivery. Returns the new status; raises ``RetryLater`` when the
     message must come back after a backoff (the worker sets the visibility)."""
     account_id, webhook_id, delivery_id = message["account_id"], message["webhook_id"], message["delivery_id"]
-    d = repo.get_delivery(webhook_id, delivery_id)
+    d, w = repo.get_delivery_and_webhook(account_id, webhook_id, delivery_id)
     if not d or d.get("status") in FINAL:
         return d.get("status", "missing") if d else "missing"
     if int(message.get("seq") or 0) != int(d.get("relay_seq") or 0):
         return "superseded"  # the relay queued it again under a newer generation: that message runs it
-    w = repo.get_webhook(account_id, webhook_id)
     now = clock.now_iso()
     if not w or not w.get("enabled", True):
         repo.update_delivery(webhook_id, delivery_id, set={"status": "cancelled", "updated_at": now,
