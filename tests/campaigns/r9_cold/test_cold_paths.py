@@ -154,3 +154,108 @@ def test_a_delivery_of_a_disabled_or_deleted_webhook_is_cancelled(camp, receiver
     failed, calls = _work(pipe, msgs[1:])
     assert failed == [] and receiver.requests == []
     assert calls.get("dynamodb.BatchGetItem") == 1 and "dynamodb.GetItem" not in calls, calls
+
+
+# ---------------------------------------------------------------- the fan-out's last step
+def _send_queue() -> str:
+    return os.environ["CAMPAIGNS_SEND_QUEUE_URL"]
+
+
+def _one(pipe, kind: str) -> dict:
+    msgs = [m for m in pipe.receive(_send_queue(), 10)]
+    assert [json.loads(m["Body"])["type"] for m in msgs] == [kind], [m["Body"] for m in msgs]
+    return msgs[0]
+
+
+@pytest.mark.parametrize("members", [3, 0])
+def test_the_last_fanout_step_finishes_from_its_own_write(camp, new_campaign, pipe, members):
+    """The last fan-out step decides on finishing from its progress write's image: no read after
+    it (one GetItem: the campaign, before the step). With members, the batches finish the campaign
+    afterwards; an empty list's campaign is finished by that step itself."""
+    lid = camp.post("/lists", json={"name": "fan"}).json()["data"]["id"]
+    for i in range(members):
+        assert camp.post("/contacts", json={"email": f"fan{i}@example.com", "lists": [lid]}).status == 201
+    cid = new_campaign(audience={"type": "list", "list_id": lid})
+    assert camp.post(f"/campaigns/{cid}/send", json={"confirm": True}).status == 200
+    start = _one(pipe, "start")
+    assert pipe.run_batch(_send_queue(), "SendWorkerFunction", [start]) == []
+    fanout = _one(pipe, "fanout")
+    with count_calls() as cc:
+        assert pipe.run_batch(_send_queue(), "SendWorkerFunction", [fanout]) == []
+    calls = {k: v for k, v in cc.calls.items() if k.startswith("dynamodb.")}
+    status = camp.get(f"/campaigns/{cid}").json()["data"]["status"]
+    if members:
+        assert calls == {"dynamodb.GetItem": 1, "dynamodb.Query": 1, "dynamodb.UpdateItem": 1}, calls
+        assert cc.calls.get("sqs.SendMessageBatch") == 1 and status == "sending"
+        pipe.send_all()
+        d = camp.get(f"/campaigns/{cid}").json()["data"]
+        assert (d["status"], d["stats"]["sent"]) == ("sent", members)
+    else:
+        assert calls["dynamodb.GetItem"] == 1 and calls["dynamodb.TransactWriteItems"] == 1, calls
+        assert status == "sent"
+    assert pipe.tick()["finished"] == 0  # finished once
+
+
+# ---------------------------------------------------------------- the dispatcher's start of a due campaign
+def _due_campaign(camp, new_campaign) -> str:
+    import datetime as dt
+
+    from lambdakit import clock
+
+    lid = camp.post("/lists", json={"name": "due"}).json()["data"]["id"]
+    for i in range(2):
+        assert camp.post("/contacts", json={"email": f"due{i}@example.com", "lists": [lid]}).status == 201
+    tid = camp.post("/templates", json={"name": "t", "subject": "From the template {{email}}",
+                                        "content": "<p>Template body</p>"}).json()["data"]["id"]
+    when = clock.iso(clock.now() + dt.timedelta(hours=1))
+    cid = new_campaign(audience={"type": "list", "list_id": lid}, template_id=tid, subject=None, content=None,
+                       schedule={"type": "scheduled", "date": when})
+    assert camp.post(f"/campaigns/{cid}/send", json={"confirm": True}).status == 200
+    return cid
+
+
+def _sent_as_templated(camp, cid: str) -> None:
+    d = camp.get(f"/campaigns/{cid}").json()["data"]
+    assert (d["status"], d["stats"]["sent"]) == ("sent", 2)
+    box = camp.get("/email/outbox", query={"campaign_id": cid}).json()["data"]["messages"]
+    assert sorted(m["subject"] for m in box) == ["From the template due0@example.com",
+                                                 "From the template due1@example.com"]
+
+
+def test_a_due_campaign_is_read_with_its_list_and_template_in_one_batch(camp, new_campaign, pipe):
+    """The tick's start reads the campaign (consistent), its list's counters and its template in one
+    BatchGetItem (no GetItem); the snapshot and the audience size come from those items."""
+    from lambdakit import clock
+
+    cid = _due_campaign(camp, new_campaign)
+    clock.set_offset(3700)
+    try:
+        with count_calls() as cc:
+            assert pipe.tick()["started"] == 1
+        pipe.send_all()
+    finally:
+        clock.set_offset(0)
+    assert "dynamodb.GetItem" not in cc.calls and cc.calls.get("dynamodb.TransactWriteItems") == 1, cc.calls
+    _sent_as_templated(camp, cid)
+
+
+def test_a_start_whose_index_entry_is_stale_reads_what_the_campaign_names(camp, new_campaign, pipe):
+    """The due index showed another list and template (the campaign changed since): the items read
+    with the campaign are not used; the campaign's own list and template are read."""
+    from campaigns.campaign import dispatcher
+    from campaigns.campaign import repository as repo
+    from lambdakit import clock
+
+    cid = _due_campaign(camp, new_campaign)
+    item = repo.get(cid, consistent=True)
+    stale = {**item, "template_id": "gone", "audience": {"type": "list", "list_id": "gone"}}
+    clock.set_offset(3700)
+    try:
+        with count_calls() as cc:
+            assert dispatcher.start(cid, stale) is True
+        assert dispatcher.start(cid, stale) is False  # once
+        pipe.send_all()
+    finally:
+        clock.set_offset(0)
+    assert (cc.calls.get("dynamodb.BatchGetItem"), cc.calls.get("dynamodb.GetItem")) == (1, 2), cc.calls
+    _sent_as_templated(camp, cid)
