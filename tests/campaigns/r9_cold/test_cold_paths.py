@@ -259,3 +259,37 @@ def test_a_start_whose_index_entry_is_stale_reads_what_the_campaign_names(camp, 
         clock.set_offset(0)
     assert (cc.calls.get("dynamodb.BatchGetItem"), cc.calls.get("dynamodb.GetItem")) == (1, 2), cc.calls
     _sent_as_templated(camp, cid)
+
+
+# ---------------------------------------------------------------- SES feedback redelivered
+def _delivery_event(send_id: str, rkey: str) -> dict:
+    body = {"source": "aws.ses", "detail-type": "Email Delivered", "detail": {
+        "eventType": "Delivery", "delivery": {"timestamp": "2026-01-01T00:00:00Z"},
+        "mail": {"messageId": "m-9", "destination": ["fb@example.com"],
+                 "tags": {"account": ["acct-test"], "send": [send_id], "rkey": [rkey]}}}}
+    return {"Records": [{"messageId": "1", "receiptHandle": "r", "body": json.dumps(body), "attributes": {},
+                         "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                         "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:feedback", "awsRegion": "us-east-1"}]}
+
+
+def test_a_redelivered_ses_event_is_confirmed_from_the_failed_write(camp, campaigns_app):
+    """The status move's condition failure carries the record as it found it: a redelivered event
+    is recognised without reading the record again, and changes nothing."""
+    from campaigns.sending import repository as sends
+
+    assert sends.claim("m-fb", "r1", {"account_id": "acct-test", "email": "fb@example.com"}) is None
+    sends.finish("m-fb", "r1", "sent", sent_at="2026-01-01T00:00:00Z")
+    runs = []
+    for _ in range(2):
+        with count_calls() as cc:
+            assert campaigns_app.campaigns.invoke_function("FeedbackWorkerFunction", _delivery_event("m-fb", "r1")) == {
+                "batchItemFailures": []}
+        runs.append({k: v for k, v in cc.calls.items() if k in ("dynamodb.GetItem", "dynamodb.UpdateItem")})
+        rec = sends.get_recipient("m-fb", "r1")
+        assert rec["status"] == "delivered" and rec["delivered_at"], rec
+    assert runs[1] == {"dynamodb.GetItem": 1, "dynamodb.UpdateItem": 1}, runs  # the record, the failed move
+    assert runs[0]["dynamodb.GetItem"] == 1, runs
+    first = rec["delivered_at"]
+    assert sends.set_recipient_status("m-fb", "r1", "delivered", ["sent", "claimed"], delivered_at=first) is True
+    assert sends.set_recipient_status("m-fb", "r1", "delivered", ["sent", "claimed"], delivered_at="other") is False
+    assert sends.set_recipient_status("m-none", "r1", "delivered", ["sent"]) is False  # no record
