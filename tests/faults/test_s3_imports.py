@@ -4,7 +4,8 @@ fakes; the state is read back through the API (and the table where the API does 
 
 * presigning the upload form fails → 503 ``FILE_STORE_UNAVAILABLE`` with ``Retry-After`` in the
   campaigns error format, and no import job exists (nothing waits for an upload);
-* the worker cannot read the uploaded file (HeadObject/GetObject 5xx, SlowDown, a timeout) →
+* the worker cannot read the uploaded file (GetObject 5xx, SlowDown, a timeout; the worker reads
+  the upload with one GetObject, its size from that answer, no HeadObject) →
   the message is redelivered, the job stays retryable with ``last_error``/``read_failures`` and
   completes on a later delivery with every row once; still failing at the queue's last delivery
   → ``failed`` with the reason; the file gone or denied → ``failed`` with the reason at once;
@@ -148,7 +149,8 @@ def test_presign_failure_is_503_and_creates_no_job(camp, fault):
 TRANSIENT = {
     "GetObject-SlowDown": ("before-call.s3.GetObject", lambda: _client_error("SlowDown", 503, "GetObject")),
     "GetObject-InternalError": ("before-call.s3.GetObject", lambda: _client_error("InternalError", 500, "GetObject")),
-    "HeadObject-503": ("before-call.s3.HeadObject", lambda: _client_error("503", 503, "HeadObject")),
+    # a bare status as the code (what a HeadObject 5xx carries: its answer has no body)
+    "GetObject-503": ("before-call.s3.GetObject", lambda: _client_error("503", 503, "GetObject")),
     "GetObject-ReadTimeout": ("before-call.s3.GetObject",
                               lambda: ReadTimeoutError(endpoint_url="https://s3.amazonaws.com")),
 }
@@ -198,7 +200,7 @@ def test_read_failure_counted_on_the_job_fails_it_at_the_budget(camp):
 
 
 @pytest.mark.parametrize("code,status,op,expect", [
-    ("404", 404, "HeadObject", "not found"),
+    ("404", 404, "GetObject", "not found"),
     ("NoSuchKey", 404, "GetObject", "not found"),
     ("AccessDenied", 403, "GetObject", "access denied"),
 ])
@@ -209,6 +211,46 @@ def test_gone_or_denied_upload_fails_the_job_at_once(camp, code, status, op, exp
     job = _job(camp, v)
     assert job["status"] == "failed" and expect in job["failure"], job
     assert _imported(camp, v)["contact_count"] == 0
+
+
+def test_the_upload_is_read_with_one_get_and_a_file_over_the_limit_fails_unread(camp, monkeypatch):
+    """Issue 21 (ImportWorkerFunction's calls): one GetObject reads the upload, no HeadObject; a file
+    over the job's limit fails with "File too large" from that answer's size, its body never read,
+    nothing imported, and a later delivery changes nothing."""
+    from botocore.response import StreamingBody
+
+    from campaigns.settings import settings
+    from lambdakit import aws
+
+    small = settings().model_copy(update={"import_job_max_bytes": len(_csv("x" * 8)) - 1})
+    ops: list[str] = []
+    reads: list[int] = []
+    real_read = StreamingBody.read
+    monkeypatch.setattr(StreamingBody, "read", lambda self, *a, **k: reads.append(1) or real_read(self, *a, **k))
+    events = aws.client("s3").meta.events
+    uid = f"s3-ops-{uuid.uuid4().hex}"
+    events.register("before-call.s3", lambda model, **_: ops.append(model.name), unique_id=uid)
+    try:
+        v = _uploaded_job(camp)
+        ops.clear()
+        monkeypatch.setattr("campaigns.contacts.imports.settings", lambda: small)
+        assert _deliver(camp, v, 1) is True  # not retried: it cannot get better
+        assert ops == ["GetObject"] and reads == [], (ops, reads)
+        job = _job(camp, v)
+        assert (job["status"], job["failure"], job["imported"], job["processed"]) == ("failed", "File too large", 0, 0)
+        assert _imported(camp, v)["contact_count"] == 0
+        monkeypatch.undo()
+        ops.clear()
+        assert _deliver(camp, v, 1) is True and _job(camp, v)["status"] == "failed"  # final
+        assert ops == []  # the failed job is not read again
+
+        w = _uploaded_job(camp)  # within the limit: one GetObject, then the processed upload deleted
+        ops.clear()
+        assert _deliver(camp, w, 1) is True
+        assert ops == ["GetObject", "DeleteObject"], ops
+        assert _imported(camp, w) == _all_rows(w)
+    finally:
+        events.unregister("before-call.s3", unique_id=uid)
 
 
 def test_read_failure_of_a_continuation_keeps_the_running_job_retryable(camp, monkeypatch):

@@ -10,6 +10,8 @@ from lambdakit import clock
 from lambdakit.model import Model
 
 from .scopes import ALL_SCOPES, normalise_role
+from .views import KeyOut
+from .views import KeyRestrictionsOut as KeyRestrictionsOut  # re-exported: the routes' documentation names it here
 
 RATE_RE = re.compile(r"^\s*(\d{1,9})\s*/\s*(minute|hour|day)s?\s*$", re.I)
 PLANS = ("standard", "pro", "enterprise")
@@ -99,26 +101,6 @@ class CreateKey(Model):
     @classmethod
     def _role(cls, v):
         return normalise_role(v)
-
-
-class KeyRestrictionsOut(Model):
-    rate_limit: str | None = None
-    ip_whitelist: list[str] | None = None
-    expires_at: str | None = None
-
-
-class KeyOut(Model):
-    key_id: str
-    name: str
-    prefix: str
-    scopes: list[str]
-    role: str | None = None
-    plan: str
-    restrictions: KeyRestrictionsOut
-    status: str
-    created_at: str
-    created_by: str | None = None
-    revoked_at: str | None = None
 
 
 class KeyList(Model):

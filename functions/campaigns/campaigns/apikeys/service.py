@@ -76,7 +76,7 @@ def create_key(account_id: str, name: str, *, role: str | None = None, scopes=No
 
 
 def public(record: dict) -> dict:
-    from .models import KeyOut
+    from .views import KeyOut
 
     return KeyOut.model_validate(record).model_dump(mode="json")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Optional, Protocol, Sequence
 
 from lambdakit import clock, ids
 from lambdakit.errors import ValidationFailed
@@ -12,7 +12,9 @@ from lambdakit.errors import ValidationFailed
 from ..settings import settings
 from . import limits
 from . import repository as repo
-from .models import AttachmentCreate
+
+if TYPE_CHECKING:  # the send path (the send worker) never defines the upload route's models
+    from .models import AttachmentCreate
 
 
 class Item(Protocol):

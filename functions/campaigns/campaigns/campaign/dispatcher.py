@@ -31,19 +31,23 @@ BATCH_SIZE = 100
 STALE_FANOUT_SECONDS = 300
 
 
-def start(cid: str) -> bool:
-    from .sendctx import ab_test_target, estimated_recipients, snapshot
+def start(cid: str, seen: dict | None = None) -> bool:
+    """Start a due campaign, once. ``seen``: the campaign as the due index showed it; the list
+    counters and template it names are read with the campaign (one consistent BatchGetItem) and
+    used when the campaign read back still names them."""
+    from .sendctx import ab_test_target, estimated_recipients, snapshot, start_reads
 
-    item = repo.get(cid, consistent=True)
+    also = start_reads(seen) if seen else []
+    item, have = repo.get_with(cid, also, consistent=True) if also else (repo.get(cid, consistent=True), {})
     now = clock.now_iso()
     if not item or item.get("status") != "scheduled" or (item.get("scheduled_for") or "") > now:
         return False
-    total = estimated_recipients(item["account_id"], item)
+    total = estimated_recipients(item["account_id"], item, have)
     ab = item.get("ab_test") or {}
     phase, target = "main", None
     if ab and (item.get("audience") or {}).get("type") == "list":
         phase, target = "test", ab_test_target(item, total)
-    fields = {**snapshot(item), "send_started_at": now, "updated_at": now, "phase": phase, "ab_target": target,
+    fields = {**snapshot(item, have), "send_started_at": now, "updated_at": now, "phase": phase, "ab_target": target,
               "fanout_seq": 0, "fanout_cursor": None, "fanout_batches": 0, "fanout_recipients": 0,
               "fanout_done": False, "batches_done": 0, "fanout_touched_at": now, "gsi3pk": "CAMPSENDING",
               "gsi3sk": cid}
@@ -103,13 +107,20 @@ def fanout(cid: str, seq: int) -> None:
     if updated is None:
         return
     if updated.get("fanout_done"):
-        maybe_finish(cid)
+        maybe_finish(cid, updated)
     elif updated.get("phase") != "wait":
         send_repo.enqueue([{"type": "fanout", "campaign_id": cid, "seq": seq + 1}])
 
 
-def maybe_finish(cid: str) -> bool:
-    item = repo.get(cid, consistent=True)
+def maybe_finish(cid: str, written: dict | None = None) -> bool:
+    """Finish a campaign whose fan-out is done and whose batches are all counted, once.
+
+    ``written``: the campaign as a write of the caller just left it (its ``ALL_NEW`` image), used
+    instead of a consistent read (one round trip fewer). Race-free: the fan-out's last write and
+    each batch's count are writes to this one item, and each writer checks the state at or after its
+    own write, so whichever comes last sees both and finishes; the transition's condition makes it
+    once."""
+    item = written if written is not None else repo.get(cid, consistent=True)
     if (not item or item.get("status") != "sending" or not item.get("fanout_done")
             or int(item.get("batches_done", 0) or 0) < int(item.get("fanout_batches", 0) or 0)):
         return False
@@ -165,7 +176,7 @@ def tick() -> dict:
     for it in repo.due(now):
         try:
             if it.get("status") == "scheduled":
-                started += start(it["id"])
+                started += start(it["id"], it)
             elif it.get("status") == "sending" and it.get("phase") == "wait":
                 decided += decide_winner(it["id"])
         except send_repo.QueueFailed:  # recorded as sending: the stalled fan-out resume below queues it

@@ -55,6 +55,12 @@ def get(cid: str, *, consistent: bool = False) -> dict | None:
     return table().get(*key(cid), consistent=consistent)
 
 
+def get_with(cid: str, also: list[tuple[str, str]], *, consistent: bool = False) -> tuple[dict | None, dict]:
+    """The campaign and the items at ``also`` in one BatchGetItem: ``(campaign, {key: item or None})``."""
+    got = table().get_many([key(cid), *also], consistent=consistent)
+    return got.get(key(cid)), {k: got.get(k) for k in also}
+
+
 def get_many(cids: list[str]) -> dict[str, dict]:
     return {i["id"]: i for i in table().batch_get([key(c) for c in cids])}
 

@@ -17,19 +17,31 @@ def send_id(cid: str) -> str:
     return f"c-{cid}"
 
 
-def resolve_content(item: dict) -> tuple[str, str, str | None]:
+def start_reads(item: dict) -> list[tuple[str, str]]:
+    """The keys ``estimated_recipients`` and ``snapshot`` read for a campaign like ``item`` (its list's
+    counters, its template), for the dispatcher to read with the campaign itself; they use what
+    that read found (``have``) for the keys the campaign read back still names."""
+    a = item.get("account_id")
+    if not a:
+        return []
+    aud = item.get("audience") or {}
+    out = [] if aud.get("type") == "test" else [audience.list_key(a, aud.get("list_id") or "")]
+    return out + ([audience.template_key(a, item["template_id"])] if item.get("template_id") else [])
+
+
+def resolve_content(item: dict, have: dict | None = None) -> tuple[str, str, str | None]:
     """(subject, html, text) with the campaign's own subject/content taking precedence over the template's."""
-    tpl = audience.get_template(item["account_id"], item["template_id"]) if item.get("template_id") else None
+    tpl = audience.get_template(item["account_id"], item["template_id"], have) if item.get("template_id") else None
     tpl = tpl or {}
     return (item.get("subject") or tpl.get("subject") or "", item.get("content") or tpl.get("content") or "",
             tpl.get("text") or None)
 
 
-def estimated_recipients(account_id: str, item: dict) -> int:
+def estimated_recipients(account_id: str, item: dict, have: dict | None = None) -> int:
     aud = item.get("audience") or {}
     if aud.get("type") == "test":
         return len(aud.get("test_emails") or [])
-    return audience.active_count(account_id, aud.get("list_id") or "")
+    return audience.active_count(account_id, aud.get("list_id") or "", have)
 
 
 def ab_test_target(item: dict, total: int) -> int:
@@ -46,8 +58,8 @@ def provider_of(item: dict) -> dict:
     return {"name": p.name, "from_email": p.from_email, "from_name": p.from_name, "reply_to": p.reply_to}
 
 
-def snapshot(item: dict) -> dict:
-    subject, html, text = resolve_content(item)
+def snapshot(item: dict, have: dict | None = None) -> dict:
+    subject, html, text = resolve_content(item, have)
     return {"snap_subject": subject, "snap_html": html, "snap_text": text, "snap_provider": provider_of(item)}
 
 

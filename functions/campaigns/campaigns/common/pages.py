@@ -1,11 +1,8 @@
 """Page/cursor helpers shared by the audience list routes."""
 from __future__ import annotations
 
-from pydantic import Field
-
 from lambdakit.ddb import decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
-from lambdakit.model import Model
 from lambdakit.pagination import page_meta, page_request
 
 from ..settings import settings
@@ -96,21 +93,3 @@ def account_page(a: str, page: str | None, limit: str | None, cursor: str | None
     meta = page_meta(pr, n)
     meta["next_cursor"] = make_cursor(resume)
     return items, meta
-
-
-# ---------------------------------------------------------------- OpenAPI query models (r2-campaigns)
-class PageQuery(Model):
-    """``page``/``limit`` (max 100) or the opaque ``cursor`` from ``data.pagination.next_cursor``."""
-    page: int | None = Field(default=None, ge=1)
-    limit: int | None = Field(default=None, ge=1, le=100)
-    cursor: str | None = None
-
-
-class CursorQuery(Model):
-    limit: int | None = Field(default=None, ge=1, le=100)
-    cursor: str | None = None
-
-
-class CursorPage(Model):
-    limit: int
-    next_cursor: str | None = None

@@ -16,7 +16,7 @@ from lambdakit.errors import NotFound, ValidationFailed
 from ..settings import settings
 from . import jobs
 from . import repository as repo
-from .models import STATUSES
+from .fields import STATUSES
 from .records import enrich, public
 
 logger = logging.getLogger("campaigns.contacts")

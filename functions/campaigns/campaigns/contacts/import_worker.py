@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from lambdakit.observability import worker_entry
 
 from ..http import logger
-from . import export, imports, membership
+from . import imports
 
 processor = BatchProcessor(event_type=EventType.SQS)
 UPLOAD_KEY = re.compile(r"^imports/(?P<a>[^/]+)/(?P<job>[0-9a-z]+)\.csv$")
@@ -33,10 +33,14 @@ def handle(body: dict, receive_count: int = 1) -> None:
         imports.run_import_job(body["account_id"], body["job_id"], body["bucket"], body["key"],
                                time_left_ms=_time_left, last_attempt=last)
         return
-    if kind == "export":
+    if kind == "export":  # the other kinds' modules load with their first message (cold start)
+        from . import export
+
         export.run_export_job(body["account_id"], body["job_id"])
         return
     if kind == "detach_list":
+        from . import membership
+
         membership.detach_list(body["account_id"], body["list_id"], budget_items=5000)
         return
     for rec in body.get("Records") or []:  # S3 event notification

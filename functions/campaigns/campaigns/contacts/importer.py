@@ -35,7 +35,7 @@ from lambdakit.observability import count as metric
 from ..common import keys
 from ..common.emails import InvalidEmail, normalise_email
 from . import repository as repo
-from .models import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
+from .fields import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
 
 STANDARD = ("email", "first_name", "last_name", "phone", "tags")
 CHUNK = 100

@@ -16,8 +16,10 @@ from ..settings import settings
 from . import importer, jobs
 from . import repository as repo
 from .importer import ImportOptions, merge_fields, parse_bool, parse_form_tags
-from .models import ImportJobIn
 from .records import apply_change, retrying
+
+# Cold start: the import worker runs this module without the route's body model (``models``: every
+# request and documentation model of the contact routes); ``create_import_job`` imports it.
 
 
 def _merge_existing(a: str, cid: str, rec: dict, opts) -> bool:
@@ -83,6 +85,8 @@ def import_file(a: str, form) -> dict:
 
 
 def create_import_job(a: str, body: dict) -> dict:
+    from .models import ImportJobIn
+
     req = parse_model(ImportJobIn, body)
     opts = _import_options(a, req.list_id, req.tags, req.update_existing)
     job_id = ids.sortable_id().lower()
@@ -161,9 +165,7 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
     if job is None or job["status"] not in ("awaiting_upload", "running") or _no_upload(job):
         return "skipped"
     try:
-        if jobs.upload_size(bucket, key) > s.import_job_max_bytes:
-            return _fail(a, job_id, "File too large")
-        data = jobs.read_upload(bucket, key)
+        data = jobs.read_upload(bucket, key, max_bytes=s.import_job_max_bytes)  # too large: UploadUnreadable
     except jobs.UploadUnreadable as exc:
         return _fail(a, job_id, exc.message)
     except FileStoreUnavailable as exc:

@@ -26,8 +26,8 @@ logger = logging.getLogger("campaigns.contacts")
 
 
 class UploadUnreadable(Exception):
-    """The uploaded import file cannot be read and retrying will not help (it is gone, or
-    access is denied): the job fails with this reason."""
+    """The uploaded import file cannot be read and retrying will not help (it is gone, access is
+    denied, or it is over the job's size limit): the job fails with this reason."""
 
     def __init__(self, message: str, aws_code: str = "") -> None:
         super().__init__(message)
@@ -173,12 +173,18 @@ def _upload(call: Callable[[], Any]) -> Any:
     return out
 
 
-def read_upload(bucket: str, key: str) -> bytes:
-    return _upload(lambda: s3.get(bucket, key, missing=_MISSING))
+#: The failure of an upload over the job's size limit.
+TOO_LARGE = "File too large"
 
 
-def upload_size(bucket: str, key: str) -> int:
-    return int(_upload(lambda: s3.head(bucket, key, missing=_MISSING))["ContentLength"])
+def read_upload(bucket: str, key: str, *, max_bytes: int) -> bytes:
+    """The uploaded file, in one GetObject (issue 21: no HeadObject before it): a file over
+    ``max_bytes`` is ``UploadUnreadable(TOO_LARGE)`` from the answer's ``Content-Length``, its
+    body left unread. S3 failures as ``_upload`` maps them."""
+    try:
+        return _upload(lambda: s3.get(bucket, key, max_bytes=max_bytes, missing=_MISSING))
+    except s3.ObjectTooLarge:
+        raise UploadUnreadable(TOO_LARGE, "EntityTooLarge") from None
 
 
 def delete_upload(bucket: str, key: str) -> None:

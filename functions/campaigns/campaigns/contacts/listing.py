@@ -12,7 +12,7 @@ from lambdakit.pagination import page_meta, page_request
 from ..common.pages import key_of, make_cursor, parse_cursor, walk
 from ..settings import settings
 from . import repository as repo
-from .models import STATUSES
+from .fields import STATUSES
 from .records import enrich, public
 
 

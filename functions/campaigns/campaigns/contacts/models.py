@@ -1,3 +1,5 @@
+"""The contact routes' request bodies and the OpenAPI documentation models. The fields every
+path shares (statuses, bounds, cleaning rules, ``ContactOut``) are ``fields``, re-exported here."""
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -6,76 +8,9 @@ from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
-from ..common.emails import InvalidEmail, normalise_email
-
-STATUSES = ("active", "unsubscribed", "bounced")
-MAX_TAGS = 20
-MAX_LISTS = 20
-MAX_CUSTOM_FIELDS = 50
-
-
-def clean_tags(v: Any) -> list[str]:
-    if v is None:
-        return []
-    if isinstance(v, str):
-        v = [v]
-    if not isinstance(v, list):
-        raise ValueError("must be an array of strings")
-    out: list[str] = []
-    for t in v:
-        if not isinstance(t, str):
-            raise ValueError("must be an array of strings")
-        t = t.strip()
-        if not t:
-            continue
-        if len(t) > 64 or "#" in t:
-            raise ValueError("tags are 1-64 characters without '#'")
-        if t not in out:
-            out.append(t)
-    if len(out) > MAX_TAGS:
-        raise ValueError(f"at most {MAX_TAGS} tags")
-    return out
-
-
-def clean_custom(v: Any) -> dict[str, str]:
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise ValueError("must be an object of strings")
-    out: dict[str, str] = {}
-    for k, val in v.items():
-        k = str(k).strip()
-        if not k or len(k) > 64:
-            raise ValueError("keys are 1-64 characters")
-        if val is None:
-            continue
-        if isinstance(val, bool) or not isinstance(val, (str, int, float)):
-            raise ValueError(f"value of {k!r} must be a string")
-        s = str(val)
-        if len(s) > 2000:
-            raise ValueError(f"value of {k!r} is too long")
-        out[k] = s
-    if len(out) > MAX_CUSTOM_FIELDS:
-        raise ValueError(f"at most {MAX_CUSTOM_FIELDS} custom fields")
-    return out
-
-
-def clean_lists(v: Any) -> list[str]:
-    if v is None:
-        return []
-    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
-        raise ValueError("must be an array of list ids")
-    out = list(dict.fromkeys(x.strip() for x in v))
-    if len(out) > MAX_LISTS:
-        raise ValueError(f"at most {MAX_LISTS} lists")
-    return out
-
-
-def clean_email(v: Any) -> str:
-    try:
-        return normalise_email(v)
-    except InvalidEmail as exc:
-        raise ValueError(str(exc)) from None
+from .fields import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_email, clean_lists, clean_tags
+from .fields import STATUSES as STATUSES  # re-exported: the contact routes' names stay importable here
+from .fields import ContactOut as ContactOut
 
 
 class _Fields(Model):
@@ -111,20 +46,6 @@ class ContactPatch(_Fields):
 
     _email = field_validator("email", mode="before")(
         classmethod(lambda cls, v: None if v is None else clean_email(v)))
-
-
-class ContactOut(Model):
-    id: str
-    email: str
-    first_name: str = ""
-    last_name: str = ""
-    phone: str = ""
-    tags: list[str] = []
-    custom_fields: dict[str, str] = {}
-    lists: list[str] = []
-    status: str
-    created_at: str
-    updated_at: str
 
 
 # ---------------------------------------------------------------- documentation models (OpenAPI)

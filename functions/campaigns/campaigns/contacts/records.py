@@ -8,7 +8,7 @@ from __future__ import annotations
 from lambdakit.errors import ApiError, Conflict, ValidationFailed
 
 from . import repository as repo
-from .models import ContactOut
+from .fields import ContactOut
 
 
 def public(c: dict) -> dict:

@@ -376,10 +376,12 @@ def query_source(source: str, a: str, *, value: str | None, status: str | None, 
                  cursor: dict | None) -> tuple[list[dict], dict | None]:
     """One page of an index: ``all``, ``status``, ``list``, ``tag``, ``email`` (prefix),
     ``name`` (prefix of "first last"), ``last`` (prefix of last name)."""
-    from boto3.dynamodb.conditions import Attr
-
     t = table()
-    flt = Attr("status").eq(status) if status else None
+    flt = None
+    if status and source not in ("all", "status"):  # the boto3 package only for a filtered query (cold start)
+        from boto3.dynamodb.conditions import Attr
+
+        flt = Attr("status").eq(status)
     if source == "all":
         return t.query(keys.all_contacts_gsi(a), index="gsi1", limit=limit, cursor=cursor, forward=False)
     if source == "status":

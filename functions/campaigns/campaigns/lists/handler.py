@@ -19,7 +19,7 @@ def _acct() -> str:
 
 @router.get("/lists", middlewares=[require("lists:read")], summary="List contact lists",
             description="data.lists plus pagination (page, limit, total, pages, next_cursor).",
-            openapi_extensions=doc(query="campaigns.common.pages:PageQuery", response="campaigns.lists.models:ListOut", list_key="lists",
+            openapi_extensions=doc(query="campaigns.common.pagedocs:PageQuery", response="campaigns.lists.models:ListOut", list_key="lists",
                                    paginated=True))
 def list_lists():
     r = service.list_page(_acct(), query(router, "page"), query(router, "limit"), query(router, "cursor"))

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Optional
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from lambdakit.model import Model
 
 from ..common.emails import InvalidEmail, normalise_email
+from .views import Dkim as Dkim  # re-exported: the routes' documentation names these here
+from .views import DnsRecord as DnsRecord
+from .views import Sender
 
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
@@ -56,30 +59,6 @@ class SenderCreate(Model):
     @property
     def identity(self) -> str:
         return self.email or self.domain or ""
-
-
-class DnsRecord(Model):
-    name: str
-    type: Literal["CNAME"] = "CNAME"
-    value: str
-
-
-class Dkim(Model):
-    status: Optional[str] = None
-    tokens: list[str] = Field(default_factory=list)
-    records: list[DnsRecord] = Field(default_factory=list, description="CNAME records to publish (domains)")
-
-
-class Sender(Model):
-    id: str
-    identity: str
-    type: Literal["email", "domain"]
-    status: Literal["pending", "verified", "failed"] = Field(
-        description="verified: usable as from_email (the address, or any address at the domain)")
-    dkim: Optional[Dkim] = None
-    created_at: str
-    updated_at: str
-    verified_at: Optional[str] = None
 
 
 class SenderList(Model):

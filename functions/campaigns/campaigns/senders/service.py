@@ -16,13 +16,20 @@ enough; the dev seed registers ``example.com`` for the dev account.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 from lambdakit.http import parse_model
 
 from ..settings import settings
 from . import repository as repo
-from .models import Sender, SenderCreate
+from .views import Sender
+
+if TYPE_CHECKING:
+    from .models import SenderCreate
+
+# Cold start: the read routes (and the send path) load the view only; registering loads the body.
 
 NOT_VERIFIED = "SENDER_NOT_VERIFIED"
 
@@ -60,6 +67,8 @@ def _observed(record: dict, ses: dict | None) -> dict:
 
 
 def register(account_id: str, body: dict) -> dict:
+    from .models import SenderCreate
+
     req: SenderCreate = parse_model(SenderCreate, body)
     identity = req.identity
     cap = settings().max_senders

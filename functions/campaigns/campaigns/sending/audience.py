@@ -20,12 +20,28 @@ def table() -> Table:
     return Table(settings().table_name)
 
 
-def get_list(account_id: str, list_id: str) -> dict | None:
-    return table().get(*keys.list_key(account_id, list_id))
+def list_key(account_id: str, list_id: str) -> tuple[str, str]:
+    return keys.list_key(account_id, list_id)
 
 
-def active_count(account_id: str, list_id: str) -> int:
-    item = get_list(account_id, list_id) or {}
+def template_key(account_id: str, template_id: str) -> tuple[str, str]:
+    return keys.acct(account_id), f"TPL#{template_id}"
+
+
+def _read(key: tuple[str, str], have: dict | None) -> dict | None:
+    """The item at ``key``: from ``have`` (items read earlier with another read, ``None`` when it was
+    absent) when it holds the key, else one GetItem."""
+    if have is not None and key in have:
+        return have[key]
+    return table().get(*key)
+
+
+def get_list(account_id: str, list_id: str, have: dict | None = None) -> dict | None:
+    return _read(list_key(account_id, list_id), have)
+
+
+def active_count(account_id: str, list_id: str, have: dict | None = None) -> int:
+    item = get_list(account_id, list_id, have) or {}
     return int(item.get("active", item.get("contact_count", 0)) or 0)
 
 
@@ -73,6 +89,6 @@ def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bo
     return changed
 
 
-def get_template(account_id: str, template_id: str) -> dict | None:
+def get_template(account_id: str, template_id: str, have: dict | None = None) -> dict | None:
     """Templates item ``ACCT#{a}`` / ``TPL#{id}`` (subject, content)."""
-    return table().get(keys.acct(account_id), f"TPL#{template_id}")
+    return _read(template_key(account_id, template_id), have)

@@ -13,7 +13,7 @@ from lambdakit.validated import FreeDict
 from ..attachments.limits import MAX_ATTACHMENTS
 from ..attachments.models import AttachmentRef, check_id
 from ..common.headers import HeaderText
-from ..common.pages import CursorPage
+from ..common.pagedocs import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
 
 

@@ -92,9 +92,11 @@ def mark_first(send_id: str, rkey: str, attr: str, value: str) -> bool:
 
 def set_recipient_status(send_id: str, rkey: str, status: str, allowed_from: list[str], **fields) -> bool:
     """Move the recipient record from one of ``allowed_from`` to ``status``; True when this call
-    moved it. A condition failure is confirmed by reading the record: already in ``status`` with
-    our ``fields`` is our own write whose answer was lost (True); still in an allowed status means
-    the failure was not the status, so the move is tried once more; else another event moved it."""
+    moved it. A condition failure is confirmed from the record as the failed write found it (the
+    failure's ``ALL_OLD`` image; read consistently only when the failure carries none): already in
+    ``status`` with our ``fields`` is our own write whose answer was lost (True); still in an allowed
+    status means the failure was not the status, so the move is tried once more; else another event
+    moved it (a redelivered SES event: one read fewer than reading the record again)."""
     cond = "attribute_exists(pk) AND #st IN (" + ", ".join(f":f{i}" for i in range(len(allowed_from))) + ")"
     for _try in range(2):
         try:
@@ -102,8 +104,8 @@ def set_recipient_status(send_id: str, rkey: str, status: str, allowed_from: lis
                            names={"#st": "status"}, values={f":f{i}": s for i, s in enumerate(allowed_from)},
                            return_values="NONE")
             return True
-        except ConditionFailed:
-            cur = get_recipient(send_id, rkey)
+        except ConditionFailed as exc:
+            cur = _public(exc.item) if exc.item else get_recipient(send_id, rkey)
             if not cur:
                 return False
             if cur.get("status") == status and all(cur.get(k) == v for k, v in fields.items()):
@@ -319,10 +321,10 @@ def list_outbox(account_id: str, *, to: str | None, campaign_id: str | None, bul
         pk, index = f"ACCT#{account_id}#OUTBOX#TO#{to.lower()}", "gsi1"
     else:
         pk, index = f"ACCT#{account_id}#OUTBOX", None
-    from boto3.dynamodb.conditions import Attr
-
     flt = None
     if to and index != "gsi1":
+        from boto3.dynamodb.conditions import Attr  # the boto3 package only for a filtered query (cold start)
+
         flt = Attr("to").eq(to) | Attr("to_lc").eq(to.lower())
     items, last = table().query(pk, index=index, limit=limit, cursor=start, forward=False, filter=flt)
     return [_public(i) for i in items], encode_cursor(last)

@@ -19,7 +19,7 @@ def _acct() -> str:
 
 @router.get("/templates", middlewares=[require("templates:read")], summary="List templates",
             description="data.templates plus pagination.",
-            openapi_extensions=doc(query="campaigns.common.pages:PageQuery", response="campaigns.templates.models:TemplateOut",
+            openapi_extensions=doc(query="campaigns.common.pagedocs:PageQuery", response="campaigns.templates.models:TemplateOut",
                                    list_key="templates", paginated=True))
 def list_templates():
     return ok(service.list_page(_acct(), query(router, "page"), query(router, "limit"), query(router, "cursor")),

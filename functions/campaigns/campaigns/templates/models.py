@@ -8,6 +8,7 @@ from lambdakit.model import Model
 from lambdakit.validated import FreeDict, WebUrl
 
 from ..common.headers import HeaderText
+from .views import TemplateOut as TemplateOut  # re-exported: the routes' documentation names it here
 
 NAME_RE = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
 
@@ -49,19 +50,6 @@ class PreviewIn(Model):
     model_config = ConfigDict(extra="forbid")
 
     variables: FreeDict = Field(default_factory=dict)
-
-
-class TemplateOut(Model):
-    id: str
-    name: str
-    subject: str
-    content: str
-    type: str
-    category: str
-    variables: list[str]
-    preview_url: str | None = None
-    created_at: str
-    updated_at: str
 
 
 class Preview(Model):

@@ -6,14 +6,21 @@ slice uses to render a template-based email.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lambdakit import clock, ids
 from lambdakit.errors import NotFound
 from lambdakit.http import parse_model
 
 from ..common.pages import account_page
-from ..common.render import html_to_text, placeholders, render
 from . import repository as repo
-from .models import PreviewIn, TemplateIn, TemplateOut, TemplatePatch
+from .views import TemplateOut
+
+if TYPE_CHECKING:
+    from .models import PreviewIn, TemplateIn, TemplatePatch
+
+# Cold start: the read routes load neither the request bodies (``models``) nor the renderer
+# (``common.render``); the routes that write or render import them.
 
 
 def public(item: dict) -> dict:
@@ -21,10 +28,14 @@ def public(item: dict) -> dict:
 
 
 def derive_variables(subject: str, content: str) -> list[str]:
+    from ..common.render import placeholders
+
     return list(dict.fromkeys(placeholders(subject) + placeholders(content)))
 
 
 def create(a: str, body: dict) -> dict:
+    from .models import TemplateIn
+
     req: TemplateIn = parse_model(TemplateIn, body)
     now = clock.now_iso()
     item = {"id": ids.sortable_id().lower(), "account_id": a, "name": req.name.strip(), "subject": req.subject,
@@ -48,6 +59,8 @@ def get(a: str, tid: str) -> dict:
 
 
 def update(a: str, tid: str, body: dict) -> dict:
+    from .models import TemplatePatch
+
     req: TemplatePatch = parse_model(TemplatePatch, body)
     changes = req.model_dump(exclude_unset=True)
     changes = {k: v for k, v in changes.items() if v is not None or k in ("preview_url",)}
@@ -72,6 +85,8 @@ def delete(a: str, tid: str) -> dict:
 
 def render_template(template: dict, variables: dict) -> dict:
     """``{subject, html, text, missing_variables}`` of a template with ``variables``."""
+    from ..common.render import html_to_text, render
+
     subject, m1 = render(template["subject"], variables, html=False)
     if template.get("type") == "text":
         text, m2 = render(template["content"], variables, html=False)
@@ -83,6 +98,8 @@ def render_template(template: dict, variables: dict) -> dict:
 
 
 def preview(a: str, tid: str, body: dict) -> dict:
+    from .models import PreviewIn
+
     req: PreviewIn = parse_model(PreviewIn, body)
     item = repo.get(a, tid)
     if item is None:

@@ -9,7 +9,6 @@ from lambdakit.openapi import doc
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from . import service
-from .models import RotateSecret, WebhookCreate, WebhookUpdate
 
 router = APIGatewayHttpRouter()
 READ, WRITE = [require("webhooks:read")], [require("webhooks:write")]
@@ -31,6 +30,8 @@ def list_webhooks():
                          "The response shows the secret in full, this once; reads show it masked (whsec_…last4).",
              openapi_extensions=doc(body="campaigns.webhooks.models:WebhookCreate", response="campaigns.webhooks.models:WebhookWithSecret", status=201, errors=(409,)))
 def create_webhook():
+    from .models import WebhookCreate
+
     body = parse_model(WebhookCreate, json_object(router))
     return ok(service.create(_acct(), body), "Webhook created", status=201)
 
@@ -46,6 +47,8 @@ def get_webhook(id: str):
                         "(see rotate-secret); the response shows it masked.",
             openapi_extensions=doc(body="campaigns.webhooks.models:WebhookUpdate", response="campaigns.webhooks.models:Webhook"))
 def update_webhook(id: str):
+    from .models import WebhookUpdate
+
     body = parse_model(WebhookUpdate, json_object(router))
     return ok(service.update(_acct(), id, body), "Webhook updated")
 
@@ -64,6 +67,8 @@ def delete_webhook(id: str):
                          "lists two v1 signatures and x-campaign-signature-previous carries the old hex HMAC.",
              openapi_extensions=doc(body="campaigns.webhooks.models:RotateSecret", response="campaigns.webhooks.models:WebhookWithSecret", errors=(409,)))
 def rotate_secret(id: str):
+    from .models import RotateSecret
+
     body = parse_model(RotateSecret, json_object(router, required=False))
     return ok(service.rotate_secret(_acct(), id, body), "Webhook secret rotated; store it now, it is not shown again")
 
@@ -78,7 +83,7 @@ def test_webhook(id: str):
 
 @router.get("/webhooks/<id>/deliveries", middlewares=READ, summary="Delivery log, newest first",
             description="query: limit (1-100, default 20), cursor (from pagination.next_cursor)",
-            openapi_extensions=doc(query="campaigns.common.pages:CursorQuery", response="campaigns.webhooks.models:DeliveryPage"))
+            openapi_extensions=doc(query="campaigns.common.pagedocs:CursorQuery", response="campaigns.webhooks.models:DeliveryPage"))
 def list_deliveries(id: str):
     limit = int_query(router, "limit", 20, minimum=1, maximum=100)
     return ok(service.deliveries(_acct(), id, limit, query(router, "cursor")), "Deliveries retrieved")

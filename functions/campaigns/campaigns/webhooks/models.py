@@ -7,8 +7,11 @@ from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
-from ..common.pages import CursorPage
+from ..common.pagedocs import CursorPage
 from .dispatch import EVENT_KINDS
+from .views import Delivery, Webhook
+from .views import TestResult as TestResult  # re-exported: the routes' documentation names these here
+from .views import WebhookWithSecret as WebhookWithSecret
 
 
 def _events(v: list[str] | None) -> list[str] | None:
@@ -53,52 +56,9 @@ class RotateSecret(Model):
     grace_period_seconds: int = Field(default=86400, ge=0, le=259200)
 
 
-class Webhook(Model):
-    id: str
-    name: str
-    url: str
-    events: list[str]
-    secret: str = Field(description="Masked (``whsec_…last4``): the full secret is shown only by the create and "
-                                    "rotate-secret responses")
-    previous_secret_expires_at: Optional[str] = Field(
-        default=None, description="While set, deliveries are also signed with the previous secret (rotation grace)")
-    enabled: bool
-    disabled_reason: Optional[str] = None
-    created_at: str
-    updated_at: str
-
-
-class WebhookWithSecret(Webhook):
-    """Create and rotate-secret responses: ``secret`` in full, shown this once."""
-    secret: str = Field(description="The signing secret in full; it is not shown again")
-
-
-class Delivery(Model):
-    id: str
-    webhook_id: str
-    event: str
-    status: str
-    attempts: int
-    last_status_code: Optional[int] = None
-    last_latency_ms: Optional[int] = None
-    last_error: Optional[str] = None
-    created_at: str
-    last_attempt_at: Optional[str] = None
-    next_attempt_at: Optional[str] = None
-    delivered_at: Optional[str] = None
-
-
 class DeliveryQueued(Delivery):
     queued: bool = Field(description="false when SQS refused the message: the delivery is recorded and the "
                                      "dispatcher's relay sweep queues it within about six minutes")
-
-
-class TestResult(Model):
-    delivery_id: str
-    success: bool
-    status_code: Optional[int]
-    latency_ms: int
-    error: Optional[str] = None
 
 
 class WebhookList(Model):

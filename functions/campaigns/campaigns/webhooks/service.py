@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
+from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
@@ -23,7 +24,13 @@ from ..settings import settings
 from . import client
 from . import repository as repo
 from .dispatch import TEST_EVENT, body_of, new_delivery
-from .models import Delivery, RotateSecret, TestResult, Webhook, WebhookCreate, WebhookUpdate, WebhookWithSecret
+from .views import Delivery, TestResult, Webhook, WebhookWithSecret
+
+if TYPE_CHECKING:
+    from .models import RotateSecret, WebhookCreate, WebhookUpdate
+
+# Cold start: the read routes and the delivery worker load the views only; the write routes
+# parse their bodies with ``models`` (imported by the handler's write routes).
 
 FINAL = ("delivered", "failed", "dead_lettered", "cancelled")
 logger = logging.getLogger("campaigns.webhooks")
@@ -95,6 +102,8 @@ def update(account_id: str, webhook_id: str, body: WebhookUpdate) -> dict:
     if "secret" in changes:  # a secret set through PUT is a rotation too (same grace, same masking)
         old = get(account_id, webhook_id)
         expected = old["secret"]
+        from .models import RotateSecret
+
         changes.update(_rotation(old["secret"], changes["secret"], RotateSecret().grace_period_seconds))
     return _view(repo.update_webhook(account_id, webhook_id, changes, expected_secret=expected))
 
@@ -164,12 +173,11 @@ def deliver(message: dict) -> str:
     """One attempt of a queued delivery. Returns the new status; raises ``RetryLater`` when the
     message must come back after a backoff (the worker sets the visibility)."""
     account_id, webhook_id, delivery_id = message["account_id"], message["webhook_id"], message["delivery_id"]
-    d = repo.get_delivery(webhook_id, delivery_id)
+    d, w = repo.get_delivery_and_webhook(account_id, webhook_id, delivery_id)
     if not d or d.get("status") in FINAL:
         return d.get("status", "missing") if d else "missing"
     if int(message.get("seq") or 0) != int(d.get("relay_seq") or 0):
         return "superseded"  # the relay queued it again under a newer generation: that message runs it
-    w = repo.get_webhook(account_id, webhook_id)
     now = clock.now_iso()
     if not w or not w.get("enabled", True):
         repo.update_delivery(webhook_id, delivery_id, set={"status": "cancelled", "updated_at": now,

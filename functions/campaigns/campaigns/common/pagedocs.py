@@ -1,0 +1,25 @@
+"""OpenAPI documentation models of the paged routes (r2-campaigns): the ``page``/``limit``/``cursor``
+query and the cursor page. Apart from the paging helpers (``pages``), so a request that pages
+does not define them (issue 21)."""
+from __future__ import annotations
+
+from pydantic import Field
+
+from lambdakit.model import Model
+
+
+class PageQuery(Model):
+    """``page``/``limit`` (max 100) or the opaque ``cursor`` from ``data.pagination.next_cursor``."""
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+
+
+class CursorQuery(Model):
+    limit: int | None = Field(default=None, ge=1, le=100)
+    cursor: str | None = None
+
+
+class CursorPage(Model):
+    limit: int
+    next_cursor: str | None = None
