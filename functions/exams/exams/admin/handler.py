@@ -10,6 +10,7 @@ from lambdakit.pagination import page_request
 from ..controls import platform
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import SUPER_ADMIN, require, signed_in
+from ..identity.reads import RouteRequest, declare, read_with_auth
 from ..settings import settings
 from . import auditlog
 
@@ -19,7 +20,10 @@ router = APIGatewayHttpRouter()
 @router.get("/api/settings", summary="Platform settings", middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(response="exams.admin.models:PlatformSettings", errors=(503,)))
 def get_settings():
-    return ok(platform.current(), "Settings")
+    from ..controls.repository import SETTINGS_KEY
+
+    have = read_with_auth(router)  # the settings item, read with authentication (maintenance mode)
+    return ok(platform.from_item(have[SETTINGS_KEY]) if SETTINGS_KEY in have else platform.current(), "Settings")
 
 
 @router.put("/api/settings", summary="Update platform settings",
@@ -49,8 +53,32 @@ def audit_logs():
                                      action=query(router, "action") or None,
                                      entity_type=query(router, "entity_type") or None,
                                      start_date=query(router, "start_date") or None,
-                                     end_date=query(router, "end_date") or None)
+                                     end_date=query(router, "end_date") or None,
+                                     have=read_with_auth(router))
     return paginated(items, meta)
+
+
+def _settings_item(_req: RouteRequest) -> list[tuple[str, str]]:
+    """The platform settings: authentication reads the item anyway (maintenance mode)."""
+    from ..controls.repository import SETTINGS_KEY
+
+    return [SETTINGS_KEY]
+
+
+def _audit_total(req: RouteRequest) -> list[tuple[str, str]]:
+    """The list's total, when it has one (``auditlog.total_counter``): the counter's shards. A filter
+    too long for a key: none (the route reads what it needs itself)."""
+    from ..audit import repository
+
+    named = {k: req.query.get(k) or None for k in ("user_id", "action", "entity_type")}
+    if any(v is not None and req.arg(k) is None for k, v in named.items()):
+        return []
+    counter = auditlog.total_counter(**named, dated=bool(req.query.get("start_date") or req.query.get("end_date")))
+    return repository.count_keys(counter) if counter else []
+
+
+declare("GET /api/settings", _settings_item)
+declare("GET /api/superadmin/audit-logs", _audit_total)
 
 
 app = build_app(router)

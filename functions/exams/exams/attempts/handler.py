@@ -13,12 +13,10 @@ from lambdakit.pagination import page_meta, page_request
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
 from ..identity.reads import RouteRequest, declare, read_with_auth
-from . import answers, guests, reads, start, submission
-from . import grades as grades_
-from .guests import COOKIE as GUEST_COOKIE
-from .guests import GuestClient
-from .guests import cookie as guest_cookie
+from . import reads
 
+# Each route imports the use-case modules only it needs (start, answers, submission, grades, the
+# guest policy): a cold process serving one route does not import the others' (issue 21).
 router = APIGatewayHttpRouter()
 
 
@@ -38,6 +36,10 @@ def attempt_token() -> str | None:
              openapi_extensions=doc(body="exams.attempts.models:StartIn",
                                     response="exams.attempts.models:AttemptOut", status=201, errors=(409, 410, 503)))
 def start_attempt():
+    from . import start
+    from .guests import COOKIE as GUEST_COOKIE
+    from .guests import GuestClient
+    from .guests import cookie as guest_cookie
     from .models import StartIn
 
     body = parse_model(StartIn, json_object(router))
@@ -58,6 +60,8 @@ def start_attempt():
             openapi_extensions=doc(query="exams.apidoc:CursorPageQuery", response="exams.attempts.models:GuestOut",
                                    paginated=True, errors=(503,)))
 def test_guests(testId: str):
+    from . import guests
+
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = guests.list_guests(signed_in(router), testId, page=req.page, limit=req.limit,
                                            cursor=query(router, "cursor"))
@@ -87,6 +91,7 @@ def get_attempt(attemptId: str):
                          "(one attempt per batch, at most 99 entries).",
              openapi_extensions=doc(body="exams.attempts.models:BatchAnswers", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_batch():
+    from . import answers
     from .models import BatchAnswer
 
     ev = router.current_event
@@ -125,6 +130,7 @@ def get_answers(attemptId: str):
              middlewares=[optional_auth],
              openapi_extensions=doc(body="exams.attempts.models:SingleAnswer", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_one(attemptId: str):
+    from . import answers
     from .models import SingleAnswer
 
     body = parse_model(SingleAnswer, json_object(router))
@@ -138,6 +144,7 @@ def save_one(attemptId: str):
              middlewares=[optional_auth],
              openapi_extensions=doc(body="exams.attempts.models:SubmitIn", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit_rpc():
+    from . import submission
     from .models import SubmitIn
 
     body = parse_model(SubmitIn, json_object(router))
@@ -149,6 +156,7 @@ def submit_rpc():
              middlewares=[optional_auth],
              openapi_extensions=doc(body="exams.attempts.models:SubmitBody", body_optional=True, query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
 def submit(attemptId: str):
+    from . import submission
     from .models import SubmitBody
 
     body = parse_model(SubmitBody, json_object(router, required=False))
@@ -161,6 +169,7 @@ def submit(attemptId: str):
             description="Body {grades: [{question_id, marks}]}; updates the score. Added route.",
             openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
 def grades(attemptId: str):
+    from . import grades as grades_
     from .models import GradesIn
 
     body = parse_model(GradesIn, json_object(router))

@@ -13,6 +13,7 @@ transaction with attribute_not_exists, so one sign-in gives exactly one ``login`
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import shards
@@ -67,7 +68,17 @@ def put_row(row: dict, ttl: int | None = None, *, dedup_key: str | None = None, 
     return True
 
 
-def count(counter_sk: str) -> int:
+def count_keys(counter_sk: str) -> list[tuple[str, str]]:
+    """The keys of a counter: every shard."""
+    return shards.keys(COUNT_PK, counter_sk, COUNT_SHARDS)
+
+
+def count(counter_sk: str, *, have: Mapping[tuple[str, str], dict | None] | None = None) -> int:
+    """A counter's value. ``have``: items already read in this request by key (``None``: no such
+    item); used only when it holds every shard, else the counter is read."""
+    keys = count_keys(counter_sk)
+    if have is not None and all(k in have for k in keys):
+        return int(shards.merge([it for k in keys if (it := have[k]) is not None]).get("n", 0))
     return int(shards.read(table(), COUNT_PK, counter_sk, COUNT_SHARDS).get("n", 0))
 
 

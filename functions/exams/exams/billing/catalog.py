@@ -1,12 +1,12 @@
 """The plan and package catalogue (fixed by the spec and the issue)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .. import frozen
 
 ALL_FEATURES = frozenset({"analytics", "branding", "csv", "xlsx", "advanced_proctoring", "camera_proctoring"})
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
     id: str
     name: str
@@ -26,7 +26,7 @@ class Plan:
                 "questions_per_exam": self.questions_per_exam, "features": sorted(self.features)}
 
 
-@dataclass(frozen=True)
+@frozen
 class Package:
     type: str
     name: str

@@ -8,16 +8,15 @@ written in the same transaction, which also makes ``reserve_test_creation`` idem
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lambdakit import clock
 from lambdakit.errors import ApiError, ConditionFailed
 
+from .. import frozen
 from . import repository as repo
 from .catalog import PACKAGES, PLANS
 
 
-@dataclass(frozen=True)
+@frozen
 class Entitlement:
     source: str                 # "subscription" | "package"
     plan_id: str | None

@@ -11,7 +11,7 @@ from lambdakit.pagination import page_request
 from ..http import build_app, lambda_entry, ok, paginated
 from ..identity import CLIENT_ADMIN, SUPER_ADMIN, require, signed_in
 from ..identity.reads import declare, read_with_auth
-from . import packages, subscriptions
+from . import subscriptions
 
 router = APIGatewayHttpRouter()
 STATUSES = ("requested", "available", "used")
@@ -72,6 +72,7 @@ def approve_subscription_request(requestId: str):
              middlewares=[require(CLIENT_ADMIN)],
              openapi_extensions=doc(body="exams.billing.models:PackageRequestCreate", response="exams.billing.models:Package", status=201, errors=(503,)))
 def request_package():
+    from . import packages  # the package routes' module: only they import it (issue 21)
     from .models import PackageRequestCreate
 
     body = parse_model(PackageRequestCreate, json_object(router))
@@ -82,6 +83,8 @@ def request_package():
             middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(query="exams.billing.models:PackageRequestsQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
 def list_package_requests():
+    from . import packages
+
     status = query(router, "status") or None
     if status and status not in STATUSES:
         raise ValidationFailed("Invalid status", fields={"status": f"Must be one of {', '.join(STATUSES)}"})
@@ -93,6 +96,7 @@ def list_package_requests():
             middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(body="exams.billing.models:PackageApproval", response="exams.billing.models:Package", errors=(409, 503)))
 def approve_package(requestId: str):
+    from . import packages
     from .models import PackageApproval
 
     body = parse_model(PackageApproval, json_object(router, required=False))
@@ -103,6 +107,8 @@ def approve_package(requestId: str):
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
             openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
 def list_available_packages():
+    from . import packages
+
     items, meta = packages.list_available(signed_in(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)
 

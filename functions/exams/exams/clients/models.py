@@ -7,6 +7,9 @@ from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 from ..billing.catalog import PLAN_IDS
+from .views import Client, ClientDetail, ClientLimits
+
+__all__ = ["Limits", "CreateClient", "UpdateClient", "Client", "ClientLimits", "ClientDetail"]
 
 
 def _plan(v: str | None) -> str | None:
@@ -51,30 +54,3 @@ class UpdateClient(Model):
         if v is None:
             raise ValueError("must not be null (omit the field to keep it)")
         return v
-
-
-class Client(Model):
-    id: str
-    name: str
-    address: str | None = None
-    logo_url: str | None = None
-    plan_id: str
-    active_status: int = 1
-    created_at: str
-    updated_at: str | None = None
-
-
-class ClientLimits(Model):
-    model_config = ConfigDict(extra="allow")
-
-    max_exams_per_month: int | None = None
-    max_students_per_exam: int | None = None
-    max_questions_per_exam: int | None = None
-
-
-class ClientDetail(Client):
-    """A client with its limit overrides (and, on creation, its subscription)."""
-    model_config = ConfigDict(extra="allow")
-
-    limits: ClientLimits | None = None
-    subscription: dict | None = None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError
@@ -9,10 +10,12 @@ from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import writer as audit
 from ..billing import repository as billing_repo
-from ..billing import subscriptions
 from ..identity import Principal
 from ..stats import counters
-from .models import Client, CreateClient, UpdateClient
+from .views import Client
+
+if TYPE_CHECKING:
+    from .models import CreateClient, UpdateClient
 
 LIMIT_FIELDS = ("max_exams_per_month", "max_students_per_exam", "max_questions_per_exam")
 
@@ -25,6 +28,8 @@ def public(c: dict, limits: dict | None = None) -> dict:
 
 
 def create_client(actor: Principal, body: CreateClient) -> dict:
+    from ..billing import subscriptions  # the plan catalogue and entitlements: only creation
+
     now = clock.now_iso()
     cid = ids.new_id()
     client = {"id": cid, "name": body.name, "address": body.address, "logo_url": body.logo_url,

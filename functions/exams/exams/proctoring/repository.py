@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lambdakit import s3
 from lambdakit.errors import ConditionFailed, Contention
 
 from ..settings import settings
@@ -76,14 +75,20 @@ def page(attempt_id: str, *, page: int, limit: int, cursor: str | None):
 
 def put_evidence(key: str, data: bytes, content_type: str) -> None:
     """Store an evidence image; S3 failures are ``lambdakit.s3``'s domain errors (503/500)."""
+    from lambdakit import s3  # S3: only the evidence paths (a list without evidence never signs)
+
     s3.put(settings().evidence_bucket, key, data, content_type=content_type)
 
 
 def delete_evidence(key: str) -> None:
     """Best effort: the object of an event that was not recorded (the ``evidence/`` lifecycle
     rule expires whatever stays behind)."""
+    from lambdakit import s3
+
     s3.delete_quietly(settings().evidence_bucket, key)
 
 
 def evidence_url(key: str) -> str:
+    from lambdakit import s3
+
     return s3.presign_url("get_object", settings().evidence_bucket, key, settings().evidence_url_ttl_seconds)

@@ -1,10 +1,10 @@
 """The spec's proctoring table (pure)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .. import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class EventRule:
     severity: str
     score: int

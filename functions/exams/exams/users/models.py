@@ -10,6 +10,9 @@ from lambdakit.model import Model
 
 from ..apidoc import ClientPageQuery
 from ..identity.principal import ROLES
+from .views import CreatedUser, Profile
+
+__all__ = ["CreateUser", "UpdateProfile", "Profile", "CreatedUser", "ProfileQuery"]
 
 
 class CreateUser(Model):
@@ -63,25 +66,6 @@ class UpdateProfile(Model):
         if v is None:
             raise ValueError("must not be null (omit the field to keep it)")
         return v
-
-
-class Profile(Model):
-    id: str
-    email: str
-    name: str
-    role: str
-    client_id: str | None = None
-    active_status: int = 1
-    created_at: str | None = None
-    updated_at: str | None = None
-
-
-class CreatedUser(Model):
-    id: str
-    email: str
-    name: str
-    role: str
-    client_id: str | None = None
 
 
 class ProfileQuery(ClientPageQuery):

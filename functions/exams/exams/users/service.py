@@ -3,6 +3,7 @@ listing (tenant-restricted) and updates (only a super admin changes a role or a 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from lambdakit import clock
 from lambdakit.errors import ApiError, ValidationFailed
@@ -10,7 +11,6 @@ from lambdakit.observability import get_logger
 from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import writer as audit
-from ..billing import repository as billing_repo
 from ..identity import (
     CLIENT_ADMIN,
     STUDENT,
@@ -23,7 +23,10 @@ from ..identity import (
 from ..identity.policy import role_error
 from ..stats import counters
 from . import repository as repo
-from .models import CreateUser, Profile, UpdateProfile
+from .views import Profile
+
+if TYPE_CHECKING:
+    from .models import CreateUser, UpdateProfile
 
 logger = get_logger("exams")
 
@@ -35,6 +38,8 @@ def public(p: dict) -> dict:
 
 
 def _require_client(client_id: str) -> None:
+    from ..billing import repository as billing_repo  # only the writes that set a client
+
     client = billing_repo.get_client(client_id)
     if not client:
         raise ApiError("Client not found", code="CLIENT_NOT_FOUND", status=404,
