@@ -14,12 +14,12 @@ when a guest takes a candidate slot, and the owner's list of a test's guests.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from lambdakit.errors import ApiError, ConditionFailed, NotFound, ValidationFailed
 from lambdakit.ratelimit import parse_rate
 from lambdakit.security import random_token, sha256_hex
 
-from .. import frozen
 from ..identity import Principal, ensure_object_tenant
 from ..settings import settings
 from . import repository as repo
@@ -29,7 +29,7 @@ COOKIE = "exam_guest"
 COOKIE_MAX_AGE = 30 * 86400
 
 
-@frozen
+@dataclass(frozen=True)
 class GuestClient:
     """What the HTTP layer knows about an anonymous caller."""
     token: str | None
@@ -37,7 +37,7 @@ class GuestClient:
     user_agent: str
 
 
-@frozen
+@dataclass(frozen=True)
 class GuestIdentity:
     fingerprint: str
     token: str

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from lambdakit import clock
-
-from .. import frozen
 
 _rng = random.SystemRandom()
 
@@ -73,7 +72,7 @@ def build_attempt_paper(test: dict, question_types: dict[str, str], *, rng: rand
     return sections_out, order
 
 
-@frozen
+@dataclass(frozen=True)
 class SectionState:
     section: dict
     index: int

@@ -1,12 +1,12 @@
 """The plan and package catalogue (fixed by the spec and the issue)."""
 from __future__ import annotations
 
-from .. import frozen
+from dataclasses import dataclass
 
 ALL_FEATURES = frozenset({"analytics", "branding", "csv", "xlsx", "advanced_proctoring", "camera_proctoring"})
 
 
-@frozen
+@dataclass(frozen=True)
 class Plan:
     id: str
     name: str
@@ -26,7 +26,7 @@ class Plan:
                 "questions_per_exam": self.questions_per_exam, "features": sorted(self.features)}
 
 
-@frozen
+@dataclass(frozen=True)
 class Package:
     type: str
     name: str

@@ -8,15 +8,16 @@ written in the same transaction, which also makes ``reserve_test_creation`` idem
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lambdakit import clock
 from lambdakit.errors import ApiError, ConditionFailed
 
-from .. import frozen
 from . import repository as repo
 from .catalog import PACKAGES, PLANS
 
 
-@frozen
+@dataclass(frozen=True)
 class Entitlement:
     source: str                 # "subscription" | "package"
     plan_id: str | None

@@ -3,10 +3,10 @@ plus the authentication audit entries."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from lambdakit.errors import ApiError
 
-from .. import frozen
 from ..audit import writer as audit
 from . import jwks
 from . import repository as repo
@@ -14,14 +14,14 @@ from .principal import ROLES, Identity, Principal
 from .tokens import TokenRejected, Unverified, precheck, verify
 
 
-@frozen
+@dataclass(frozen=True)
 class AuthState:
     token_present: bool
     identity: Identity | None = None
     principal: Principal | None = None
 
 
-@frozen
+@dataclass(frozen=True)
 class Prefetched:
     """Items read with the stored key set before the token was verified (a process whose key set
     could not answer): handed out only with the identity of a token that then verified, and used

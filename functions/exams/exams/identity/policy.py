@@ -18,16 +18,17 @@ the domain code. Routes not listed are guarded by their own route middlewares.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lambdakit.errors import ApiError
 
-from .. import frozen
 from .principal import CLIENT_ADMIN, STUDENT, SUPER_ADMIN, Principal
 
 ALL, TENANT, OWN, NO = "all", "tenant", "own", "no"
 PUBLIC, TOKEN, SHARE = "public", "token", "share"
 
 
-@frozen
+@dataclass(frozen=True)
 class Cell:
     super_admin: str
     client_admin: str

@@ -1,7 +1,7 @@
 """The authenticated caller, as the domain layer sees it."""
 from __future__ import annotations
 
-from .. import frozen
+from dataclasses import dataclass
 
 SUPER_ADMIN = "super_admin"
 CLIENT_ADMIN = "client_admin"
@@ -9,7 +9,7 @@ STUDENT = "student"
 ROLES = (SUPER_ADMIN, CLIENT_ADMIN, STUDENT)
 
 
-@frozen
+@dataclass(frozen=True)
 class Principal:
     user_id: str
     role: str  # "super_admin" | "client_admin" | "student"
@@ -30,7 +30,7 @@ class Principal:
         return self.role == STUDENT
 
 
-@frozen
+@dataclass(frozen=True)
 class Identity:
     """A verified token: who the identity provider says the caller is (profile or not)."""
 

@@ -23,9 +23,9 @@ it says, the route checks what it gets).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .. import frozen
 from .principal import SUPER_ADMIN
 
 Key = tuple[str, str]
@@ -36,7 +36,7 @@ MAX_ID_BYTES = 256
 _ROLES_KEPT = 4096
 
 
-@frozen
+@dataclass(frozen=True)
 class RouteRequest:
     """What a declaration may build keys from: the matched route's path parameters and the query
     string (as the route reads them), and the user id of the token (before its signature is checked:
@@ -61,7 +61,7 @@ class RouteRequest:
         return self._id(self.query.get(name))
 
 
-@frozen
+@dataclass(frozen=True)
 class Reads:
     keys: Callable[[RouteRequest], Iterable[Key]]
     #: the route's own read is strongly consistent: the whole batch is read so (a consistent read of

@@ -1,10 +1,10 @@
 """The spec's proctoring table (pure)."""
 from __future__ import annotations
 
-from .. import frozen
+from dataclasses import dataclass
 
 
-@frozen
+@dataclass(frozen=True)
 class EventRule:
     severity: str
     score: int
