@@ -15,7 +15,6 @@ from lambdakit import clock, ids
 from lambdakit.observability import get_logger
 
 from ..settings import settings
-from . import repository as repo
 
 logger = get_logger("exams")
 
@@ -50,6 +49,7 @@ def record(action: str, entity_type: str, entity_id: str | None, *, user_id: str
            client_id: str | None = None, metadata: Any = None, ip_address: str | None = None) -> None:
     """One audit row for a mutation. ``metadata`` usually carries ``{before, after}``."""
     from . import context
+    from . import repository as repo  # the rows' storage (sharded counters): only a write imports it
 
     ip_address = ip_address or context.current_ip()
     try:
@@ -99,6 +99,8 @@ def auth_event(event_type: str, *, user_id: str | None, ip_address: str | None, 
     row = _row(action=event_type, entity_type="auth", entity_id=user_id, user_id=user_id,
                metadata={"reason": reason, "auth_time": auth_time} if (reason or auth_time) else None,
                ip_address=ip_address, event_type=event_type, success=success, timestamp=now)
+    from . import repository as repo
+
     try:
         repo.put_row(row, _ttl(), dedup_key=dedup_key,
                      dedup_ttl=(int(clock.now_ts()) + 31 * 86400) if dedup_key else None)
