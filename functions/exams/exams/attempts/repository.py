@@ -345,10 +345,23 @@ def clear_fold_due(attempt_id: str) -> None:
 
 def folds_due(shard: int, cutoff_ts: int, limit: int) -> list[dict]:
     """Fold entries of one shard waiting since ``cutoff_ts`` or earlier (a small partition:
-    entries live from a submission to its fold, seconds when the queue works)."""
-    from boto3.dynamodb.conditions import Attr
+    entries live from a submission to its fold, seconds when the queue works), at most ``limit``.
 
-    return table().query_all(f"FOLDDUE#{shard}", filter=Attr("at").lte(cutoff_ts), max_items=limit)
+    Filtered here rather than with a filter expression (boto3's condition builders import the boto3
+    package, issue 21): the same items in the same order, page by page as DynamoDB reads them (a
+    filter expression applies after the read, so pages and their cursors are the same), entries
+    without a numeric ``at`` left out as the expression ``at <= cutoff`` leaves them out."""
+    out: list[dict] = []
+    cursor = None
+    while True:
+        items, cursor = table().query(f"FOLDDUE#{shard}", cursor=cursor)
+        out.extend(i for i in items if _waiting_since(i.get("at"), cutoff_ts))
+        if not cursor or len(out) >= limit:
+            return out[:limit]
+
+
+def _waiting_since(at: Any, cutoff_ts: int) -> bool:
+    return isinstance(at, (int, float)) and not isinstance(at, bool) and at <= cutoff_ts
 
 
 def folds_on(shard: int) -> bool:
