@@ -114,6 +114,8 @@ def main() -> None:
                 paths = [paths[0], *layers["SharedLayer"]]
             r = sb.invoke(paths, "floor_handler.lambda_handler", {}, env, name="floor", pyflags=pyflags)
             assert r["ok"], r
+            if not also:
+                floor_cpu.append(float(r["cpu_ms"]))
             return float(r["total_ms"])
 
         def env_of(svc: str, lid: str, tracing: bool = False) -> dict[str, str]:
@@ -131,9 +133,10 @@ def main() -> None:
                              env_of(svc, lid, kw.pop("tracing", False)), name=f"{svc}-{lid}", pyflags=pyflags, **kw)
 
         floors: list[float] = []
+        floor_cpu: list[float] = []  # CPU time of the plain floor runs (process_time, load-independent)
         rows = []
         for svc, lid in chosen:
-            times, fl, status, err, binding_of = [], [], None, "", ()
+            times, fl, cpus, status, err, binding_of = [], [], [], None, "", ()
             for _ in range(repeat):
                 fl.append(floor())
                 r = run(svc, lid)
@@ -141,6 +144,7 @@ def main() -> None:
                     err = r.get("error") or "failed"
                     break
                 times.append(float(r["total_ms"]))
+                cpus.append(float(r["cpu_ms"]))
                 binding_of = tuple(r.get("binding") or ())
                 res = r.get("result")
                 status = res.get("statusCode") if isinstance(res, dict) and "statusCode" in res else "ok"
@@ -150,8 +154,15 @@ def main() -> None:
             paired = statistics.median(t / f for t, f in zip(times, fl, strict=False)) if times else None
             rows.append({"fn": f"{svc}.{lid}", "ms": statistics.median(times) if times else None,
                          "min_ratio": None, "ratio": paired, "min_ms": min(times) if times else None,
-                         "status": status, "error": err, "binding": binding_of})
+                         "status": status, "error": err, "binding": binding_of,
+                         "cpu_ms": statistics.median(cpus) if cpus else None})
         floor_ms = statistics.median(floors)
+        # CPU ratio: the function's median CPU time / the floor runs' median CPU time. Wall-clock
+        # pairs stay the target's measure; on a shared machine whose load swings, CPU time (same
+        # process, same span) is the figure that does not move with the neighbours.
+        floor_cpu_ms = statistics.median(floor_cpu) if floor_cpu else None
+        for row in rows:
+            row["cpu_ratio"] = row["cpu_ms"] / floor_cpu_ms if row["cpu_ms"] is not None and floor_cpu_ms else None
 
         # The floor plus the design card's binding libraries a function imports (pydantic: the
         # settings model and every body; PyJWT: every token (RS256 too: pure Python, no cryptography);
@@ -176,14 +187,16 @@ def main() -> None:
 
         print(f"floor (boto3 + resolver + DynamoDB client + GetItem): median {floor_ms:.1f} ms "
               f"(min {min(floors):.1f}, {len(floors)} runs)")
-        print(f"{'function':<40} {'ms':>8} {'ratio':>6} {'min/min':>7} {'vs bind':>7}  status")
+        print(f"floor CPU time: median {floor_cpu_ms or 0:.1f} ms")
+        print(f"{'function':<40} {'ms':>8} {'ratio':>6} {'min/min':>7} {'vs bind':>7} {'cpu':>6}  status")
         for row in rows:
             if row["ms"] is None:
                 print(f"{row['fn']:<40} {'-':>8} {'-':>6} {'-':>7} {'-':>7}  ERROR {row['error']}")
                 continue
             flag = "" if row["ratio"] <= TARGET else "  OVER TARGET"
             vb = f"{row['vs_binding']:7.2f}" if row["vs_binding"] is not None else f"{'-':>7}"
-            print(f"{row['fn']:<40} {row['ms']:8.1f} {row['ratio']:6.2f} {row['min_ratio']:7.2f} {vb}  "
+            cr = f"{row['cpu_ratio']:6.2f}" if row["cpu_ratio"] is not None else f"{'-':>6}"
+            print(f"{row['fn']:<40} {row['ms']:8.1f} {row['ratio']:6.2f} {row['min_ratio']:7.2f} {vb} {cr}  "
                   f"{row['status']}{flag}")
         if binding:
             print("  floor with the binding libraries / the botocore cut: "
@@ -218,6 +231,9 @@ def main() -> None:
     print(json.dumps({
         "bench": "coldrequest", "floor_ms": round(floor_ms, 1), "target": TARGET,
         "cold_request_worst_ratio": round(worst["ratio"], 3) if worst else None,
+        "floor_cpu_ms": round(floor_cpu_ms, 1) if floor_cpu_ms else None,
+        "cold_request_worst_cpu_ratio": max((round(r["cpu_ratio"], 3) for r in rows if r.get("cpu_ratio")), default=None),
+        "cpu_ratios": {r["fn"]: round(r["cpu_ratio"], 3) for r in rows if r.get("cpu_ratio")},
         "worst": worst["fn"] if worst else None,
         "ok": all(r["ratio"] is not None and r["ratio"] <= TARGET for r in rows),
         "functions": len(rows), "quick_subset": bool(args.quick), "repeat": repeat,
