@@ -325,3 +325,22 @@ def test_the_decoder_has_rs256_only_and_pyjwt_keeps_its_own():
     tok = jwt.encode({"sub": "s"}, key, algorithm="RS256")
     assert jwt.decode(tok, key.public_key(), algorithms=["RS256"]) == {"sub": "s"}
     assert rs256_decoder.decode(tok, ours(key), algorithms=["RS256"]) == {"sub": "s"}
+
+
+def test_signing_keys_keeps_usable_members_in_order():
+    from lambdakit.rs256 import RSAPublicKey, signing_keys
+
+    good = RSAPublicKey(n=(1 << 2047) + 1).to_jwk()
+    doc = {"keys": [
+        {**good, "kid": "a"},
+        {**good, "kid": "enc", "use": "enc"},          # not a signing key
+        {"kty": "EC", "kid": "ec", "crv": "P-256"},     # not RSA
+        {**good, "kid": "d", "d": "AQAB"},              # private members
+        "not an object",
+        {**good},                                       # no kid: kept, the caller decides
+        {**good, "kid": "a", "alg": "RS256"},           # repeated kid: kept, the caller decides
+    ]}
+    got = signing_keys(doc)
+    assert [kid for kid, _, _ in got] == ["a", None, "a"]
+    assert all(isinstance(key, RSAPublicKey) and jwk in doc["keys"] for _, key, jwk in got)
+    assert signing_keys({"keys": "x"}) == [] and signing_keys(None) == [] and signing_keys({}) == []

@@ -41,7 +41,7 @@ SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
 #: JWK members of an RSA private key (RFC 7518 section 6.3.2): a key carrying any of them is refused.
 PRIVATE_MEMBERS = ("d", "p", "q", "dp", "dq", "qi", "oth")
 
-__all__ = ["RS256", "InvalidKeyError", "RSAPublicKey", "encoded_message", "verify"]
+__all__ = ["RS256", "InvalidKeyError", "RSAPublicKey", "encoded_message", "signing_keys", "verify"]
 
 _B64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
 
@@ -105,6 +105,23 @@ class RSAPublicKey:
 
     def to_jwk(self) -> dict[str, str]:
         return {"kty": "RSA", "n": _b64url(self.n), "e": _b64url(self.e)}
+
+
+def signing_keys(jwks: Any) -> list[tuple[Any, RSAPublicKey, dict]]:
+    """The members of a JWK set (``{"keys": [...]}``) usable for RS256 verification, in order:
+    ``(kid, key, jwk)`` for each object whose ``use`` is ``sig`` or absent and that
+    ``RSAPublicKey.from_jwk`` accepts; anything else is skipped. ``kid`` as the member has it
+    (possibly ``None``): what a missing or repeated one means is the caller's rule."""
+    members = jwks.get("keys") if isinstance(jwks, dict) else None
+    out: list[tuple[Any, RSAPublicKey, dict]] = []
+    for k in members if isinstance(members, list) else []:
+        if not isinstance(k, dict) or k.get("use", "sig") != "sig":
+            continue
+        try:
+            out.append((k.get("kid"), RSAPublicKey.from_jwk(k), k))
+        except InvalidKeyError:  # not a key we verify with
+            continue
+    return out
 
 
 def encoded_message(msg: bytes, k: int) -> bytes:

@@ -20,10 +20,8 @@ router = APIGatewayHttpRouter()
 @router.get("/api/settings", summary="Platform settings", middlewares=[require(SUPER_ADMIN)],
             openapi_extensions=doc(response="exams.admin.models:PlatformSettings", errors=(503,)))
 def get_settings():
-    from ..controls.repository import SETTINGS_KEY
-
-    have = read_with_auth(router)  # the settings item, read with authentication (maintenance mode)
-    return ok(platform.from_item(have[SETTINGS_KEY]) if SETTINGS_KEY in have else platform.current(), "Settings")
+    # the settings item, read with authentication (maintenance mode)
+    return ok(platform.current(read_with_auth(router)), "Settings")
 
 
 @router.put("/api/settings", summary="Update platform settings",

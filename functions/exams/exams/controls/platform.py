@@ -2,6 +2,8 @@
 super admin's partial update (optimistic, audited with before/after)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lambdakit import clock
 from lambdakit.errors import ApiError, ConditionFailed
 
@@ -12,8 +14,9 @@ DEFAULTS = {"maintenance_mode": False, "announcement_banner": None, "registratio
 FIELDS = tuple(DEFAULTS)
 
 
-def current() -> dict:
-    return from_item(repo.get_settings())
+def current(have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    """The platform settings (``have``: items read with authentication, which may hold the item)."""
+    return from_item(repo.get_settings(have))
 
 
 def from_item(item: dict | None) -> dict:

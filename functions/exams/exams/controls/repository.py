@@ -7,12 +7,14 @@ the caller's profile (one BatchGetItem, ``exams.http``), others with one GetItem
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import ratelimit
 from lambdakit.ddb import Table
 
 from ..settings import settings
+from ..store import read_or_have
 
 SETTINGS_KEY = ("SETTINGS", "PLATFORM")
 
@@ -21,8 +23,9 @@ def table() -> Table:
     return Table(settings().table_name)
 
 
-def get_settings() -> dict | None:
-    return table().get(*SETTINGS_KEY)
+def get_settings(have: Mapping[tuple[str, str], dict | None] | None = None) -> dict | None:
+    """The platform settings item; from ``have`` (read with authentication) when it holds it."""
+    return read_or_have(SETTINGS_KEY, have)
 
 
 def update_settings(changes: dict, *, before: dict | None) -> dict:

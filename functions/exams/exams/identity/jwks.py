@@ -91,20 +91,11 @@ def item_key(url: str | None = None) -> tuple[str, str]:
 def _parse(data: object) -> tuple[dict[str, RSAPublicKey], list[dict]]:
     """The usable keys of a JWKS document: ``({kid: public key}, [the JWKs kept])``. Usable: an
     RSA signing key ``lambdakit.rs256`` accepts (public, 2048-8192 bits, e 65537, ``alg`` RS256
-    or none)."""
-    from lambdakit.rs256 import RSAPublicKey  # lazily: PyJWT (its Algorithm interface)
+    or none; ``lambdakit.rs256.signing_keys``)."""
+    from lambdakit.rs256 import signing_keys  # lazily: PyJWT (its Algorithm interface)
 
-    keys: dict[str, RSAPublicKey] = {}
-    kept: list[dict] = []
-    for k in data.get("keys", []) if isinstance(data, dict) else []:
-        try:
-            if k.get("kty") != "RSA" or k.get("use", "sig") != "sig":
-                continue
-            keys[str(k.get("kid", ""))] = RSAPublicKey.from_jwk(k)
-            kept.append(k)
-        except Exception:  # noqa: BLE001 - skip keys we cannot use
-            continue
-    return keys, kept
+    usable = signing_keys(data)
+    return {str(kid if kid is not None else ""): key for kid, key, _ in usable}, [jwk for _, _, jwk in usable]
 
 
 def _fetch(url: str) -> tuple[dict[str, RSAPublicKey], list[dict]]:

@@ -115,27 +115,20 @@ _jwks_refreshed: dict[str, float] = {}
 
 
 def _fetch_keys(uri: str) -> dict[str, RSAPublicKey]:
-    """The signing keys of the key set at ``uri``: ``{kid: key}`` of its members with a ``kid``,
-    ``use`` ``sig`` or none, that ``lambdakit.rs256`` accepts (RSA public, RS256); others are skipped."""
-    from lambdakit.rs256 import InvalidKeyError, RSAPublicKey  # lazily: PyJWT (its Algorithm interface)
+    """The signing keys of the key set at ``uri``: ``{kid: key}`` of the members
+    ``lambdakit.rs256.signing_keys`` finds usable (RSA public, RS256, ``use`` sig or none) that have
+    a ``kid`` (the first of a repeated one); ``ProviderError`` when there is none."""
+    from lambdakit.rs256 import signing_keys  # lazily: PyJWT (its Algorithm interface)
 
     status, data = fetch_json(uri)
     if status != 200:
         raise ProviderError("jwks_failed", f"HTTP {status}")
-    members = data.get("keys") if isinstance(data, dict) else None
-    if not isinstance(members, list):
+    if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
         raise ProviderError("jwks_failed", "not a JWK set")
     keys: dict[str, RSAPublicKey] = {}
-    for k in members:
-        if not isinstance(k, dict) or k.get("use") not in ("sig", None):
-            continue
-        kid = k.get("kid")
-        if not isinstance(kid, str) or not kid or kid in keys:
-            continue
-        try:
-            keys[kid] = RSAPublicKey.from_jwk(k)
-        except InvalidKeyError:  # not a key we verify with
-            continue
+    for kid, key, _ in signing_keys(data):
+        if isinstance(kid, str) and kid and kid not in keys:
+            keys[kid] = key
     if not keys:
         raise ProviderError("jwks_failed", "no usable signing keys")
     return keys
