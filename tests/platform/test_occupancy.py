@@ -126,4 +126,9 @@ def test_work_found_without_a_marker_is_logged_and_counted(monkeypatch, caplog):
     assert counted == []
     occupancy.found(swept[B], B, 2)
     assert counted == [("OccupancyMarkerMissed", 2)]
+    # a record other than a marker (a counter) that said none: reported directly
+    occupancy.missed(A, 0)
+    assert counted == [("OccupancyMarkerMissed", 2)]
+    occupancy.missed(A, 4)
+    assert counted == [("OccupancyMarkerMissed", 2), ("OccupancyMarkerMissed", 4)]
     assert not occupancy.clearable(occupancy.unread([A])[A])

@@ -163,7 +163,14 @@ def unread(keys: Iterable[Key]) -> dict[Key, dict]:
 def found(marker: dict, key: Key, n: int) -> None:
     """A sweep found ``n`` items of work on ``key``'s partition: when the partition had no marker
     (a full sweep's ``with_every_partition``), the marker was lost: WARNING + ``OccupancyMarkerMissed``."""
-    if n and marker is _UNMARKED:
+    if marker is _UNMARKED:
+        missed(key, n)
+
+
+def missed(key: Key, n: int) -> None:
+    """``n`` items of work were found where the record that should announce them (a marker, a
+    counter: ``key``) said none: WARNING + ``OccupancyMarkerMissed`` (nothing when ``n`` is 0)."""
+    if n:
         from .observability import count, get_logger
 
         get_logger("lambdakit").warning("occupancy: work found on a partition without its marker",

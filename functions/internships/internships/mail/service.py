@@ -279,7 +279,7 @@ def sweep(limit: int | None = None, totals: dict | None = None, *, full: bool = 
     change, so a status they count no email in has none, and its index partition is not queried
     (an idle run queries nothing). ``full``: query both partitions anyway (the periodic net, or
     the counters could not be read); work found where the counters said none is reported as a
-    missed occupancy marker (``lambdakit.occupancy.found``: WARNING and ``OccupancyMarkerMissed``).
+    missed occupancy marker (``lambdakit.occupancy.missed``: WARNING and ``OccupancyMarkerMissed``).
     ``queued``: emails the caller queued after reading ``totals`` (pending, not counted there)."""
     limit = limit or settings().email_sweep_limit
     counts = {"sent": 0, "failed": 0, "retry": 0, "skipped": 0}
@@ -304,8 +304,7 @@ def sweep(limit: int | None = None, totals: dict | None = None, *, full: bool = 
 
 def _missed(status: str, counted: set[str], n: int) -> None:
     if n and status not in counted:
-        key = (repo.STATS_PK, f"TOTAL#{status}")
-        occupancy.found(occupancy.with_every_partition([key], {})[key], key, n)
+        occupancy.missed((repo.STATS_PK, f"TOTAL#{status}"), n)
 
 
 # ---------------------------------------------------------------- admin operations
