@@ -58,3 +58,29 @@ def test_hostile_cases_cover_every_body_route_and_url_field():
     nan = next(c for c in cs if c.label == "PUT /a/{id}: meta.k = NaN")
     assert b'"meta": {"k": NaN}' in nan.body and b'"name": "x"' in nan.body
     assert hostile.stored_bad_url({"a": [{"u": " JavaScript:x"}]}) and not hostile.stored_bad_url({"u": "https://x"})
+
+
+def test_exams_platform_is_back_in_normal_service_before_every_principal_and_the_hostile_bodies(monkeypatch, tmp_path):
+    """A super admin's fuzzed PUT /api/settings may leave maintenance mode on (a documented 503 for
+    everyone else): the harness switches it off before each principal's run and the hostile bodies."""
+    events: list[str] = []
+    cfg = {"exams": {"base_url": "http://x"}}
+    principals = {"client_admin": {"Authorization": "ca"}, "super_admin": {"Authorization": "sa"}}
+    monkeypatch.setattr(run, "_get", lambda url, timeout=5: (200, b'{"paths": {}}'))
+    monkeypatch.setitem(run.PRINCIPALS, "exams", lambda _cfg: principals)
+
+    def put(url, body, headers=None, method="POST"):
+        events.append(f"{method} {url} {body} as {headers['Authorization']}")
+        return 200, {}
+
+    def schemathesis(cmd, **_kw):
+        events.append("schemathesis as " + cmd[cmd.index("-H") + 1])
+        return type("P", (), {"returncode": 0, "stdout": "", "stderr": ""})()
+
+    monkeypatch.setattr(run, "_post", put)
+    monkeypatch.setattr(run.subprocess, "run", schemathesis)
+    monkeypatch.setattr(run, "run_hostile", lambda *a: events.append("hostile") or {"cases": 0, "failures": 0, "operations": {}})
+    run.run_service("exams", cfg, {"max_examples": 1, "phases": "examples"}, tmp_path, seed=None)
+    reset = "PUT http://x/api/settings {'maintenance_mode': False, 'registration_enabled': True} as sa"
+    assert events == [reset, "schemathesis as Authorization: ca", reset, "schemathesis as Authorization: sa",
+                      reset, "hostile"]
