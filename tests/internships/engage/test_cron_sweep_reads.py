@@ -3,8 +3,9 @@
 The run reads the email counters (``EMAILSTATS/TOTAL``, moved in the transaction of every status
 change) and the announcements' fan-out marker (``lambdakit.occupancy``) in one consistent
 BatchGetItem, and queries the pending and sending emails only when the counters count some, and
-the live announcements only when the marker is set; one run in three (the first ten minutes of each
-half hour) queries all three anyway, reporting work the counters or the marker missed. A listed
+the live announcements only when the marker is set. The nets: one run in three (the first ten
+minutes of each half hour) queries the announcements anyway, the first run of the UTC day the
+emails, each reporting work its marker or the counters missed. A listed
 email is claimed on the index's copy (no first read) and read back after the claim with its
 template and the site settings (one BatchGetItem). Through the real route and the schedule event,
 with the calls counted."""
@@ -38,18 +39,20 @@ def _ddb(cc) -> dict[str, int]:
     return {k: v for k, v in cc.calls.items() if k.startswith("dynamodb.")}
 
 
-def _at_minute(minute: int, after: float = 0.0) -> None:
-    """The service clock moved on to ``minute`` of a half hour, the first such minute at least
-    ``after`` seconds from now (a full run in minutes 0-9)."""
+def _at_minute(minute: int, after: float = 0.0, period: int = 30) -> None:
+    """The service clock moved on to ``minute`` of a half hour (``period`` minutes), the first such
+    minute at least ``after`` seconds from now (the announcements' net in minutes 0-9 of a half
+    hour; the emails' in minutes 0-9 of the UTC day, ``period=1440``). Never 00:00-00:09 UTC
+    unless asked for."""
     import time
 
     from lambdakit import clock
 
     now = clock.now_ts() + after
     m = int(now // 60)
-    target = m - m % 30 + minute
-    if target * 60 + 5 <= now:
-        target += 30
+    target = m - m % period + minute
+    while target * 60 + 5 <= now or (period != 1440 and target % 1440 < 10):
+        target += period
     clock.set_offset(target * 60 + 5 - time.time())
 
 
@@ -92,12 +95,17 @@ def test_an_idle_run_reads_one_batch(eng):
     assert _ddb(cc) == {"dynamodb.BatchGetItem": 1, "dynamodb.UpdateItem": 1}
 
 
-def test_a_full_run_queries_every_partition(eng):
+def test_the_nets_query_what_the_marker_or_the_counters_say_is_empty(eng):
     from internships.cron import jobs
 
     c = eng.internships
     _at_minute(3)
-    assert jobs.full_sweep_due()
+    assert jobs.full_sweep_due() and not jobs.counters_check_due()
+    with count_calls() as cc:
+        assert _run(c)["sent"] == 0
+    assert _ddb(cc) == {"dynamodb.BatchGetItem": 1, "dynamodb.Query": 1, "dynamodb.UpdateItem": 1}  # announcements
+    _at_minute(3, period=1440)  # 00:03 UTC: the first run of the day also queries the emails
+    assert jobs.full_sweep_due() and jobs.counters_check_due()
     with count_calls() as cc:
         assert _run(c)["sent"] == 0
     assert _ddb(cc) == {"dynamodb.BatchGetItem": 1, "dynamodb.Query": 3, "dynamodb.UpdateItem": 1}
@@ -172,7 +180,7 @@ def test_a_failed_joint_read_reads_as_before(eng, monkeypatch):
     assert repository.get_email(eid)["status"] == "sent" and len(sandbox_messages()) == 1
 
 
-def test_counters_that_miss_an_email_are_caught_and_reported_by_the_full_run(eng, mark_warnings):
+def test_counters_that_miss_an_email_are_caught_and_reported_by_the_daily_run(eng, mark_warnings):
     from internships.mail import outbox, repository
     from internships.store import table
 
@@ -182,8 +190,10 @@ def test_counters_that_miss_an_email_are_caught_and_reported_by_the_full_run(eng
     table().update(*repository.STATS_TOTAL, set={"c_pending_welcome": 0})  # drifted (never happens)
     _at_minute(15)
     assert _run(c)["sent"] == 0 and repository.get_email(eid)["status"] == "pending"
+    _at_minute(4)  # the announcements' net does not query the emails
+    assert _run(c)["sent"] == 0 and repository.get_email(eid)["status"] == "pending"
     assert mark_warnings == []
-    _at_minute(4)
+    _at_minute(4, period=1440)
     assert _run(c)["sent"] == 1 and repository.get_email(eid)["status"] == "sent"
     assert mark_warnings == [(("EMAILSTATS", "TOTAL#pending"), 1)]
 

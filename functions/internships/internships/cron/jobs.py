@@ -23,19 +23,30 @@ SWEEP_PERIOD_MINUTES = 10
 Marks = dict[tuple[str, str], dict]
 
 
+def _minute(now: float | None) -> int:
+    return int((clock.now_ts() if now is None else now) // 60)
+
+
 def full_sweep_due(now: float | None = None) -> bool:
-    """This run queries every partition whatever the counters and markers say: the run in the first
-    ``SWEEP_PERIOD_MINUTES`` of each ``occupancy.FULL_SWEEP_MINUTES`` (with the 10-minute schedule,
-    one run in three, whatever minute the schedule started on; the daily 06:00 run is one)."""
-    minute = int((clock.now_ts() if now is None else now) // 60)
-    return minute % occupancy.FULL_SWEEP_MINUTES < SWEEP_PERIOD_MINUTES
+    """This run queries the live announcements whatever their fan-out marker says (the occupancy
+    markers' net, ``occupancy.FULL_SWEEP_MINUTES``): the run in the first ``SWEEP_PERIOD_MINUTES`` of
+    each half hour (with the 10-minute schedule one run in three, whatever minute it started on)."""
+    return _minute(now) % occupancy.FULL_SWEEP_MINUTES < SWEEP_PERIOD_MINUTES
+
+
+def counters_check_due(now: float | None = None) -> bool:
+    """This run queries the pending and sending emails whatever the counters say: the run in the first
+    ``SWEEP_PERIOD_MINUTES`` of the UTC day. The counters move in the transaction of every status
+    change, so they cannot miss an email the service wrote; this daily net is for one changed
+    outside it (a hand edit, a partial restore), and reports what it finds (``mail.sweep``)."""
+    return _minute(now) % 1440 < SWEEP_PERIOD_MINUTES
 
 
 def _sweep_reads() -> tuple[dict | None, Marks, bool]:
     """The email counters (``mail.COUNTERS_KEY``) and the fan-out marker (``announcements.FANOUT_MARK``)
-    in one consistent BatchGetItem: ``(counters or {}, markers, full)``. On a full run the marker
-    reads as set whatever it is (``occupancy.with_every_partition``); when the read fails, every
-    partition is queried and no marker cleared (``(None, occupancy.unread, True)``)."""
+    in one consistent BatchGetItem: ``(counters or {}, markers, every email partition)``. On a full
+    run (``full_sweep_due``) the marker reads as set whatever it is (``occupancy.with_every_partition``);
+    when the read fails, every partition is queried and no marker cleared (``(None, unread, True)``)."""
     from ..announcements import service as announcements
 
     keys = [mail.COUNTERS_KEY, announcements.FANOUT_MARK]
@@ -44,26 +55,25 @@ def _sweep_reads() -> tuple[dict | None, Marks, bool]:
     except Exception:  # noqa: BLE001 - query every partition rather than none
         logger.exception("sweep counters and markers not read; every partition is queried")
         return None, occupancy.unread([announcements.FANOUT_MARK]), True
-    full = full_sweep_due()
     marks = {k: v for k, v in found.items() if k == announcements.FANOUT_MARK}
-    if full:
+    if full_sweep_due():
         marks = occupancy.with_every_partition([announcements.FANOUT_MARK], marks)
-    return found.get(mail.COUNTERS_KEY, {}), marks, full
+    return found.get(mail.COUNTERS_KEY, {}), marks, counters_check_due()
 
 
 def process_emails() -> dict:
     """The announcement fan-outs still to do (the net for lost fan-out messages, and the scheduled
     ones), then the email sweep (``mail.sweep``). An idle run reads one BatchGetItem: it queries the
-    announcements only when their fan-out marker is set, and the pending and sending emails only
-    when the counters count some (``_sweep_reads``; one run in three queries all three)."""
+    announcements only when their fan-out marker is set (and one run in three), and the pending and
+    sending emails only when the counters count some (and once a day; ``_sweep_reads``)."""
     from ..announcements import service as announcements
     from ..mail.outbox import enqueue_ex
 
-    counters, marks, full = _sweep_reads()
+    counters, marks, every_email_partition = _sweep_reads()
     queued = 0
     for ann_id in announcements.pending_fanouts(marks):
         queued += announcements.fan_out(ann_id, enqueue_ex)
-    r = mail.sweep(totals=counters, full=full, queued=queued)  # the fan-outs' emails are swept as before
+    r = mail.sweep(totals=counters, full=every_email_partition, queued=queued)  # the fan-outs' emails are swept as before
     return {"ok": True, "sent": r["sent"], "skipped": r["skipped"], "failed": r["failed"], "retried": r["retry"]}
 
 

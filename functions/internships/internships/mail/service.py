@@ -277,9 +277,9 @@ def sweep(limit: int | None = None, totals: dict | None = None, *, full: bool = 
     ``totals``: the counters item (``repo.STATS_TOTAL``, read consistently by the caller; ``{}``
     when absent). Its ``c_<status>_<template>`` counters move in the transaction of every status
     change, so a status they count no email in has none, and its index partition is not queried
-    (an idle run queries nothing). ``full``: query both partitions anyway (the periodic net, or
-    the counters could not be read); work found where the counters said none is reported as a
-    missed occupancy marker (``lambdakit.occupancy.missed``: WARNING and ``OccupancyMarkerMissed``).
+    (an idle run queries nothing). ``full``: query both partitions anyway (the daily net, or the
+    counters could not be read); work found where the counters said none is reported as a missed
+    occupancy marker (``lambdakit.occupancy.missed``: WARNING and ``OccupancyMarkerMissed``).
     ``queued``: emails the caller queued after reading ``totals`` (pending, not counted there)."""
     limit = limit or settings().email_sweep_limit
     counts = {"sent": 0, "failed": 0, "retry": 0, "skipped": 0}
