@@ -47,17 +47,17 @@ def _sweep_reads() -> tuple[dict | None, Marks, bool]:
     in one consistent BatchGetItem: ``(counters or {}, markers, every email partition)``. On a full
     run (``full_sweep_due``) the marker reads as set whatever it is (``occupancy.with_every_partition``);
     when the read fails, every partition is queried and no marker cleared (``(None, unread, True)``)."""
-    from ..announcements import service as announcements
+    from ..announcements.repository import FANOUT_MARK
 
-    keys = [mail.COUNTERS_KEY, announcements.FANOUT_MARK]
+    keys = [mail.COUNTERS_KEY, FANOUT_MARK]
     try:
         found = repo.read_consistent(keys)
     except Exception:  # noqa: BLE001 - query every partition rather than none
         logger.exception("sweep counters and markers not read; every partition is queried")
-        return None, occupancy.unread([announcements.FANOUT_MARK]), True
-    marks = {k: v for k, v in found.items() if k == announcements.FANOUT_MARK}
+        return None, occupancy.unread([FANOUT_MARK]), True
+    marks = {k: v for k, v in found.items() if k == FANOUT_MARK}
     if full_sweep_due():
-        marks = occupancy.with_every_partition([announcements.FANOUT_MARK], marks)
+        marks = occupancy.with_every_partition([FANOUT_MARK], marks)
     return found.get(mail.COUNTERS_KEY, {}), marks, counters_check_due()
 
 
@@ -66,13 +66,14 @@ def process_emails() -> dict:
     ones), then the email sweep (``mail.sweep``). An idle run reads one BatchGetItem: it queries the
     announcements only when their fan-out marker is set (and one run in three), and the pending and
     sending emails only when the counters count some (and once a day; ``_sweep_reads``)."""
-    from ..announcements import service as announcements
-    from ..mail.outbox import enqueue_ex
-
     counters, marks, every_email_partition = _sweep_reads()
     queued = 0
-    for ann_id in announcements.pending_fanouts(marks):
-        queued += announcements.fan_out(ann_id, enqueue_ex)
+    if marks:  # the fan-out marker is set (or this run is the net): the announcements are queried
+        from ..announcements import service as announcements
+        from ..mail.outbox import enqueue_ex
+
+        for ann_id in announcements.pending_fanouts(marks):
+            queued += announcements.fan_out(ann_id, enqueue_ex)
     r = mail.sweep(totals=counters, full=every_email_partition, queued=queued)  # the fan-outs' emails are swept as before
     return {"ok": True, "sent": r["sent"], "skipped": r["skipped"], "failed": r["failed"], "retried": r["retry"]}
 
