@@ -94,3 +94,21 @@ def test_settings_answer_from_the_authentication_read(exams_app, exam_users):
     data = get(exams_app, "/api/settings", sa).json()["data"]  # fresh on the next request
     assert data["announcement_banner"] == "Exams on Friday" and data["updated_by"] == sa.id
     assert data["maintenance_mode"] is False and data["registration_enabled"] is True
+
+
+def test_audit_log_rows_are_read_with_only_the_columns_shown(exams_app, exam_users, tenant):
+    """The page's query projects the row fields the route shows (no key or index attributes):
+    the same rows as the stored items cut to those fields."""
+    from exams.admin.auditlog import PUBLIC
+    from exams.audit import repository
+
+    sa = exam_users.super_admin()
+    with ddb_calls() as calls:
+        r = get(exams_app, LOGS, sa, limit="5")
+    assert r.status == 200, r.text
+    (query,) = [p for n, p in calls if n == "Query"]
+    projected = {query["ExpressionAttributeNames"][t.strip()] for t in query["ProjectionExpression"].split(",")}
+    assert projected == set(PUBLIC)
+    stored, _ = repository.table().query("AUDIT", index="gsi1", forward=False, limit=5)
+    assert r.json()["data"] == [{k: i[k] for k in PUBLIC if k in i} for i in stored]
+    assert all("pk" not in row and "gsi1sk" not in row for row in r.json()["data"])

@@ -91,7 +91,8 @@ def list_logs(req: PageRequest, *, user_id: str | None, action: str | None, enti
     cursor = None
     for _ in range(MAX_SCANNED_PAGES + req.page):
         items, cursor = repo.query_page(index=index, pk_value=pk, start=start, end=end, filter=flt,
-                                        limit=min(1000, need - len(out)) if flt is None else 500, cursor=cursor)
+                                        limit=min(1000, need - len(out)) if flt is None else 500, cursor=cursor,
+                                        columns=list(PUBLIC))  # what the page shows: no key attributes
         out.extend(items)
         if len(out) >= need or not cursor:
             break

@@ -83,8 +83,11 @@ def count(counter_sk: str, *, have: Mapping[tuple[str, str], dict | None] | None
 
 
 def query_page(*, index: str | None, pk_value: str, start: str | None, end: str | None, filter: Any,
-               limit: int, cursor: dict | None) -> tuple[list[dict], dict | None]:
-    kw: dict[str, Any] = {"index": index, "forward": False, "limit": limit, "cursor": cursor, "filter": filter}
+               limit: int, cursor: dict | None, columns: list[str] | None = None) -> tuple[list[dict], dict | None]:
+    """One page of audit rows, newest first. ``columns``: only these attributes of each row are
+    returned (the same rows and pages: a projection applies after DynamoDB reads them)."""
+    kw: dict[str, Any] = {"index": index, "forward": False, "limit": limit, "cursor": cursor, "filter": filter,
+                          "columns": columns}
     if start and end:
         kw["sk_between"] = (start, end)
     elif start:
