@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[3]
 NOT_AT_IMPORT = {
     "exams.attempts.handler": {"exams.attempts.start", "exams.attempts.answers", "exams.attempts.submission",
                                "exams.attempts.grades", "exams.attempts.guests", "exams.grading",
-                               "exams.tests.service", "exams.attempts.models"},
+                               "exams.tests.service", "exams.attempts.models", "exams.tests.repository"},
     "exams.proctoring.handler": {"exams.attempts.submission", "exams.grading", "lambdakit.multipart",
                                  "lambdakit.s3", "exams.proctoring.models"},
     "exams.users.handler": {"exams.users.models", "pydantic.networks", "exams.billing.repository",
@@ -88,9 +88,10 @@ def _requests(exams_app, exam_users, tenant) -> list[tuple[str, object, dict, se
     t = tenant.test([q["id"] for q in tenant.questions(1)])
     a = tenant.start(t)
     return [
-        ("/api/attempts", sa, {"test_id": t["id"]}, NOT_AT_IMPORT["exams.attempts.handler"]),
-        ("/api/attempts", tenant.students[0], {"student_id": tenant.students[0].id},
+        ("/api/attempts", sa, {"test_id": t["id"]},  # the test with its totals: no tests.repository
          NOT_AT_IMPORT["exams.attempts.handler"]),
+        ("/api/attempts", tenant.students[0], {"student_id": tenant.students[0].id},  # reads each test
+         NOT_AT_IMPORT["exams.attempts.handler"] - {"exams.tests.repository"}),
         ("/api/proctoring/events", tenant.students[0], {"attempt_id": a["id"]},
          NOT_AT_IMPORT["exams.proctoring.handler"]),
         ("/api/profiles", sa, {}, NOT_AT_IMPORT["exams.users.handler"]),

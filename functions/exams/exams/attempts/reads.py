@@ -37,10 +37,11 @@ def get_answers(p: Principal | None, attempt_id: str, token: str | None) -> list
 def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str | None, attempt_id: str | None,
                   token: str | None, page: int, limit: int, cursor: str | None,
                   have: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[list[dict], int, str | None]:
-    """``have``: items read with authentication (``identity.reads``): the test and its totals when there."""
-    from ..tests import repository as trepo
-
+    """``have``: items read with authentication (``identity.reads``): the test and its totals when there.
+    A test's list reads its test with its totals; the others read tests through ``tests.repository``."""
     if p is None:
+        from ..tests import repository as trepo
+
         if not attempt_id:
             raise ValidationFailed("Guests list their attempt with attempt_id and attempt_token",
                                    fields={"attempt_id": "Required for guests"})
@@ -65,6 +66,8 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
         ensure_owner(p, sid)
     elif p.is_client_admin:
         tenant_student(sid, p.client_id)  # 404: neither the list nor its total of another tenant
+    from ..tests import repository as trepo
+
     items, nxt = repo.page_for_student(sid, page=page, limit=limit, cursor=cursor)
     if p.is_client_admin:
         items = [i for i in items if i.get("client_id") == p.client_id]
