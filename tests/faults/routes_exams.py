@@ -115,6 +115,37 @@ def started(ctx: Ctx) -> dict:
     return v
 
 
+def _cold_markers(setup):
+    """``setup``, then this process forgets the sweep markers it wrote (``lambdakit.occupancy``), as
+    a new Lambda process would: a route that marks its sweep shard (a start: its ``OPEN`` shard, a
+    submit: its ``FOLDDUE`` shard) writes the marker in every run. Otherwise whether a run writes it
+    depends on the shard it draws and what the process marked before: a clean run that wrote one
+    and a faulted run that did not left the fault at that write never injected (a flaky case)."""
+    def run(ctx: Ctx) -> dict:
+        from lambdakit import occupancy
+
+        v = setup(ctx)
+        occupancy.forget()
+        return v
+    return run
+
+
+def _fold_shards_marked(setup):
+    """``setup``, then every ``FOLDDUE`` shard marked by this process: the sweep's submits write no
+    marker. Which markers a run writes depends on the shards its attempts' ids hash to (two on one
+    shard: one write), so the clean and the faulted runs would not make the same calls (a fault
+    scheduled at a marker write never injected). The submit routes' cases cover the marker write."""
+    def run(ctx: Ctx) -> dict:
+        from exams.attempts import repository as repo
+        from exams.settings import settings
+
+        v = setup(ctx)
+        for shard in range(settings().sweep_shards):
+            repo.markers.mark(repo.fold_mark(shard))
+        return v
+    return run
+
+
 def answered(ctx: Ctx) -> dict:
     v = started(ctx)
     r = ctx.client.post(f"/api/attempts/{v['a']}/answers", json={"question_id": v["q"], "student_answer": "B"},
@@ -196,7 +227,8 @@ def _swept(ctx, v, body):
 
 
 CASES = [
-    RouteCase("exams schedule AttemptSweep (deadline submits)", "exams", "RUN", lambda v: "", due_attempts, None,
+    RouteCase("exams schedule AttemptSweep (deadline submits)", "exams", "RUN", lambda v: "",
+              _fold_shards_marked(due_attempts), None,
               _swept, call=_sweep),
     RouteCase("exams POST /api/questions", "exams", "POST", lambda v: "/api/questions", fresh,
               lambda v: mcq(f"Q{v['t']}"), _tagged("/api/questions?limit=100")),
@@ -211,15 +243,16 @@ CASES = [
               None, _get(lambda v: f"/api/tests/{v['id']}")),
     RouteCase("exams POST /api/rpc/clone-test", "exams", "POST", lambda v: "/api/rpc/clone-test", published,
               lambda v: {"test_id": v["id"]}, _tagged("/api/tests?limit=100")),
-    RouteCase("exams POST /api/attempts", "exams", "POST", lambda v: "/api/attempts", published,
+    RouteCase("exams POST /api/attempts", "exams", "POST", lambda v: "/api/attempts", _cold_markers(published),
               lambda v: {"test_id": v["id"], "student_id": v["student"]}, _started_attempt, _as("st")),
     RouteCase("exams POST /api/attempts/{id}/answers", "exams", "POST", lambda v: f"/api/attempts/{v['a']}/answers",
               started, lambda v: {"question_id": v["q"], "student_answer": "B"}, _attempt, _as("st")),
     RouteCase("exams POST /api/attempt-answers", "exams", "POST", lambda v: "/api/attempt-answers", started,
               lambda v: [{"attempt_id": v["a"], "question_id": v["q"], "selected_option": "B"}], _attempt, _as("st")),
     RouteCase("exams POST /api/attempts/{id}/submit", "exams", "POST", lambda v: f"/api/attempts/{v['a']}/submit",
-              answered, None, _attempt, _as("st")),
-    RouteCase("exams POST /api/rpc/submit-attempt", "exams", "POST", lambda v: "/api/rpc/submit-attempt", answered,
+              _cold_markers(answered), None, _attempt, _as("st")),
+    RouteCase("exams POST /api/rpc/submit-attempt", "exams", "POST", lambda v: "/api/rpc/submit-attempt",
+              _cold_markers(answered),
               lambda v: {"attempt_id": v["a"], "time_taken": 60}, _attempt, _as("st")),
     RouteCase("exams POST /api/proctoring/events", "exams", "POST", lambda v: "/api/proctoring/events", started,
               lambda v: {"attempt_id": v["a"], "test_id": v["id"], "event_type": "TAB_SWITCH"}, _attempt, _as("st")),
