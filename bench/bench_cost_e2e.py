@@ -90,7 +90,7 @@ def read_log(log: Path) -> list[dict]:
     return [x for x in lines[(marks[-1] + 1 if marks else 0):] if x.get("kind") != "mark"]
 
 
-#: Configuration reads (secrets, parameters) come from Powertools Parameters' TTL cache: whether
+#: Configuration reads (secrets, parameters) come from a TTL cache (``lambdakit.secrets``): whether
 #: a request refetches depends on the clock, not on data, so they are listed under ``ops`` but
 #: not counted in ``calls`` (the issue's figure: DynamoDB/SQS/S3 and other data-plane calls).
 CONFIG_SERVICES = ("secretsmanager.", "ssm.")

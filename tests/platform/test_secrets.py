@@ -1,4 +1,5 @@
-"""``lambdakit.secrets``: Powertools' SecretsProvider on the shared client (issue #21)."""
+"""``lambdakit.secrets``: GetSecretValue on the shared client behind a per-process TTL cache
+(issue #21: Powertools Parameters imported boto3 on every cold request that read a secret)."""
 from __future__ import annotations
 
 import json
@@ -19,14 +20,44 @@ def sm(aws_mock):
     secrets.forget()
 
 
-def test_reads_once_per_max_age_through_the_shared_client(sm):
+def _reads(monkeypatch) -> list[str]:
+    seen: list[str] = []
+    real = aws.client("secretsmanager").get_secret_value
+
+    def counted(**kw):
+        seen.append(kw["SecretId"])
+        return real(**kw)
+
+    monkeypatch.setattr(aws.client("secretsmanager"), "get_secret_value", counted)
+    return seen
+
+
+def test_reads_once_per_max_age_through_the_shared_client(sm, monkeypatch):
     arn = sm.create_secret(Name="s1", SecretString="one")["ARN"]
+    seen = _reads(monkeypatch)
     assert secrets.secret_string(arn) == "one"
     sm.put_secret_value(SecretId=arn, SecretString="two")
     assert secrets.secret_string(arn) == "one"  # cached
-    assert secrets._get_provider().client is aws.client("secretsmanager")  # noqa: SLF001 - the cut client
+    assert seen == [arn]
+    assert secrets._cache[arn][0] is aws.client("secretsmanager")  # noqa: SLF001 - the cut client
     secrets.forget()
     assert secrets.secret_string(arn) == "two"
+    assert seen == [arn, arn]
+
+
+def test_max_age_expires_the_value(sm, monkeypatch):
+    arn = sm.create_secret(Name="s6", SecretString="one")["ARN"]
+    clock = [1000.0]
+    monkeypatch.setattr(secrets.time, "monotonic", lambda: clock[0])
+    assert secrets.secret_string(arn, max_age=60) == "one"
+    sm.put_secret_value(SecretId=arn, SecretString="two")
+    clock[0] += 59
+    assert secrets.secret_string(arn, max_age=60) == "one"
+    clock[0] += 2
+    assert secrets.secret_string(arn, max_age=60) == "two"
+    assert secrets.secret_string(arn, max_age=0) == "two"  # max_age 0: every call reads
+    sm.put_secret_value(SecretId=arn, SecretString="three")
+    assert secrets.secret_string(arn, max_age=0) == "three"
 
 
 def test_json_and_binary_secrets(sm):
@@ -36,17 +67,22 @@ def test_json_and_binary_secrets(sm):
     assert secrets.secret_json(arn2) == {}
     arn3 = sm.create_secret(Name="s4", SecretBinary=b"raw")["ARN"]
     assert secrets.secret_string(arn3) == "raw"
+    arn4 = sm.create_secret(Name="s7", SecretString="[1, 2]")["ARN"]
+    assert secrets.secret_json(arn4) == {}
 
 
-def test_a_failed_read_raises_the_sdk_error_not_powertools_wrapper(sm):
+def test_a_failed_read_raises_the_sdk_error_and_caches_nothing(sm):
+    missing = "arn:aws:secretsmanager:us-east-1:123456789012:secret:missing-AbCdEf"
     with pytest.raises(ClientError) as err:
-        secrets.secret_string("arn:aws:secretsmanager:us-east-1:123456789012:secret:missing-AbCdEf")
+        secrets.secret_string(missing)
     assert err.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    assert missing not in secrets._cache  # noqa: SLF001
 
 
-def test_a_new_client_gets_a_new_provider(sm):
+def test_a_new_client_reads_afresh(sm, monkeypatch):
     arn = sm.create_secret(Name="s5", SecretString="x")["ARN"]
     secrets.secret_string(arn)
-    first = secrets._get_provider()  # noqa: SLF001
-    aws.reset()
-    assert secrets._get_provider() is not first  # noqa: SLF001
+    aws.reset()  # tests switching endpoints: the old client's values are not served
+    seen = _reads(monkeypatch)
+    assert secrets.secret_string(arn) == "x"
+    assert seen == [arn]

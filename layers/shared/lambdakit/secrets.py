@@ -1,50 +1,46 @@
-"""Secrets Manager reads for every service: Powertools Parameters' ``SecretsProvider`` (its
-in-process cache with ``max_age``) on the process's shared client (``lambdakit.aws``).
+"""Secrets Manager reads for every service: ``GetSecretValue`` on the process's shared client
+(``lambdakit.aws``), each value cached in the process for ``max_age`` seconds (five minutes by
+default, the Lambda Parameters and Secrets extension's default TTL).
 
-Why not ``parameters.get_secret``: its default provider builds a second boto3 session whose
-client loads botocore's full data (≈ 30 ms of a cold first request; docs/platform.md, "AWS
-clients and the botocore data cut"); the provider given our client costs nothing extra. A failed
-read raises what the SDK raised (Powertools wraps every error in ``GetParameterError``; the
-services map botocore's errors - throttling, unavailability - themselves). Data-access module.
+Why not Powertools Parameters (its ``SecretsProvider``, used here until issue #21's round 10): the
+package imports ``boto3`` at its own import (its AppConfig provider), and with it ``s3transfer``
+and ``multiprocessing``: 20-30 ms of CPU on the cold first request of every function that reads a
+secret (every authenticated internships route, campaigns' link tracking), the largest cost left
+between those functions and the cold-request target. What we used of it is this module: a
+time-to-live cache in front of one SDK call. A failed read raises what the SDK raised
+(throttling, unavailability, a missing secret), so each service's error mapping applies.
+Data-access module.
 """
 from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+import time
 
 from . import aws
 
 DEFAULT_MAX_AGE = 300  # seconds, like the Lambda Parameters and Secrets extension's default TTL
 
 _lock = threading.Lock()
-_provider: Any = None
-
-
-def _get_provider() -> Any:
-    """One provider per client: after ``aws.reset()`` (tests switching endpoints) a new one."""
-    global _provider
-    client = aws.client("secretsmanager")
-    if _provider is None or _provider.client is not client:
-        with _lock:
-            if _provider is None or _provider.client is not client:
-                from aws_lambda_powertools.utilities.parameters import SecretsProvider
-
-                _provider = SecretsProvider(boto3_client=client)
-    return _provider
+# secret id -> (the client it was read with, monotonic time it was read, value): a value older
+# than the caller's ``max_age`` is read again; a new client after ``aws.reset()`` (tests switching
+# endpoints) reads afresh
+_cache: dict[str, tuple[object, float, str]] = {}
 
 
 def secret_string(arn: str, max_age: int = DEFAULT_MAX_AGE) -> str:
-    """The secret's ``SecretString`` (a binary secret's bytes as text), cached ``max_age`` s."""
-    from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
-
-    try:
-        value = _get_provider().get(arn, max_age=max_age)
-    except GetParameterError as exc:
-        if isinstance(exc.__context__, Exception):
-            raise exc.__context__ from None
-        raise
-    return value.decode() if isinstance(value, bytes) else str(value)
+    """The secret's ``SecretString`` (a binary secret's bytes as text), read again when the
+    process's copy is ``max_age`` seconds old or older (0: every call reads)."""
+    client = aws.client("secretsmanager")
+    hit = _cache.get(arn)
+    if hit is not None and hit[0] is client and time.monotonic() - hit[1] < max_age:
+        return hit[2]
+    read_at = time.monotonic()
+    out = client.get_secret_value(SecretId=arn)
+    value = out["SecretString"] if "SecretString" in out else bytes(out["SecretBinary"]).decode()
+    with _lock:
+        _cache[arn] = (client, read_at, value)
+    return value
 
 
 def secret_json(arn: str, max_age: int = DEFAULT_MAX_AGE) -> dict:
@@ -57,7 +53,6 @@ def secret_json(arn: str, max_age: int = DEFAULT_MAX_AGE) -> dict:
 
 
 def forget() -> None:
-    """Drop cached values and the provider (tests and rotations; ``aws.reset`` drops clients)."""
-    global _provider
+    """Drop cached values (tests and rotations; ``aws.reset`` drops clients)."""
     with _lock:
-        _provider = None
+        _cache.clear()

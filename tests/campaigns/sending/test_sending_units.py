@@ -127,6 +127,6 @@ def test_link_signing_secret_from_its_arn(campaigns_app):
         assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"
         sm.put_secret_value(SecretId=arn, SecretString="rotated")
         assert tokens._secret_from_arn(arn) == "s3cr3t-link-key"  # cached for the container (an hour)
-        assert secrets._get_provider().client is sm  # noqa: SLF001 - the shared client
+        assert secrets._cache[arn][0] is sm  # noqa: SLF001 - read with the shared client
     finally:
         secrets.forget()

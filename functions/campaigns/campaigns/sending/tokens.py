@@ -19,9 +19,8 @@ from ..settings import settings
 
 
 def _secret_from_arn(arn: str) -> str:
-    # Cached per container for an hour (lambdakit.secrets: Powertools' SecretsProvider on the
-    # process's shared client, botocore's data cut; the default get_secret built a second
-    # session on botocore's full data).
+    # Cached per container for an hour (lambdakit.secrets: GetSecretValue on the process's
+    # shared client, botocore's data cut).
     from lambdakit import secrets
 
     return secrets.secret_string(arn, max_age=3600)

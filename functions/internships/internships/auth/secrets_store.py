@@ -1,6 +1,6 @@
 """Secrets Manager reads of the auth package (and of the cron route's bearer secret):
-``lambdakit.secrets`` (Powertools' SecretsProvider on the shared client, cached five minutes like
-the Lambda secrets extension).
+``lambdakit.secrets`` (GetSecretValue on the shared client, cached five minutes like the Lambda
+secrets extension).
 
 ``prefetch(arn)``: in a Lambda process, the first read of a secret may start on a daemon thread
 so that its round trip (and its client's creation) overlaps the request's own work (importing
@@ -47,8 +47,7 @@ def prefetch(arn: str) -> bool:
 
 
 def _client() -> None:
-    """Create the Secrets Manager client (and import the Powertools provider ``lambdakit.secrets``
-    reads with) on the caller's thread before the prefetch starts: the thread's first act is then
+    """Create the Secrets Manager client on the caller's thread before the prefetch starts: the thread's first act is then
     the request, and its round trip overlaps the caller's next work (creating the DynamoDB client).
     Both are CPU work wherever they run (one GIL, and ``lambdakit.aws`` creates clients under one
     lock); on the thread they queued behind the DynamoDB client and the round trip began only after
@@ -57,7 +56,6 @@ def _client() -> None:
 
     try:
         aws.client("secretsmanager")
-        import aws_lambda_powertools.utilities.parameters  # noqa: F401
     except Exception:  # noqa: BLE001 - the read (thread, then the request's own) meets it again
         pass
 
