@@ -104,8 +104,14 @@ def test_a_mark_racing_the_clear_keeps_the_marker(markers, name, later):
     assert markers.read([A])[A]["marked_at"] > m["marked_at"]
 
 
-def test_the_full_sweep_covers_every_partition_and_clears_nothing():
-    assert [m for m in range(120) if occupancy.full_sweep_due(m * 60.0 + 7)] == [0, 30, 60, 90]
+def test_the_net_covers_every_partition_once_per_period_and_clears_nothing():
+    keys = [("p", str(i)) for i in range(16)]
+    turns = {k: [m for m in range(120) if k in occupancy.net_due(keys, m * 60.0 + 7)] for k in keys}
+    assert all(len(ms) == 4 and ms[1] - ms[0] == occupancy.FULL_SWEEP_MINUTES for ms in turns.values())
+    assert max(len(occupancy.net_due(keys, m * 60.0)) for m in range(120)) == 1
+    assert occupancy.net_due([], 0.0) == [] and occupancy.with_net([], {}, 0.0) == {}
+    net = occupancy.with_net(keys, {}, now=7.0)
+    assert net == {keys[0]: {"marked_at": float("inf")}} and not occupancy.clearable(net[keys[0]])
     every = occupancy.with_every_partition([A, B], {A: {"marked_at": 5}})
     assert every == {A: {"marked_at": 5}, B: {"marked_at": float("inf")}}
     assert not occupancy.clearable(every[B])

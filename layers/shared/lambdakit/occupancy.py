@@ -24,13 +24,16 @@ show a write), unless the item has already left the partition. A write relying o
 changed ``marked_at``: the delete's condition fails and the marker stays. Clocks: the Lambda
 hosts' (NTP-synchronised) wall clocks.
 
-A net under those assumptions: once every ``FULL_SWEEP_MINUTES`` (the tick of a minute divisible
-by it, ``full_sweep_due``) the sweep queries every partition whatever its marker says
-(``with_every_partition``; an unmarked partition gets a marker that is never clearable, so the
-full sweep clears only what any tick would). An item whose marker was lost to an index lag
-beyond ``INDEX_LAG_SECONDS`` (DynamoDB gives no bound) is therefore only delayed, by at most that
-period, never stranded. And it is seen: work a full sweep finds on a partition that had no
-marker (``found``) is logged as a WARNING and counted in the ``OccupancyMarkerMissed`` metric,
+A net under those assumptions: once every ``FULL_SWEEP_MINUTES`` each partition is queried
+whatever its marker says, spread over the period (``with_net``: partition ``j`` of ``n`` in
+minute ``j * FULL_SWEEP_MINUTES // n`` of each period, so a one-minute tick adds at most
+``ceil(n / FULL_SWEEP_MINUTES)`` queries, never all ``n`` at once; an unmarked partition gets a
+marker that is never clearable, so the net clears only what any tick would). ``with_every_partition``
+is the whole net in one run, for a sweep whose ticks are further apart (the internships e-mail
+cron). An item whose marker was lost to an index lag beyond ``INDEX_LAG_SECONDS`` (DynamoDB gives
+no bound) is therefore only delayed, by at most that period, never stranded. And it is seen:
+work the net finds on a partition that had no marker (``found``) is logged as a WARNING and
+counted in the ``OccupancyMarkerMissed`` metric,
 which each service's ``OccupancyMarkerMissedAlarm`` watches (docs/operations.md,
 #occupancy-marker-missed); right after the first deployment of the markers it also counts work
 queued before them, once.
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from lambdakit import clock
 from lambdakit.ddb import Table
@@ -145,13 +148,26 @@ def read(table: Table, keys: list[Key]) -> dict[Key, dict]:
     return table.get_many(keys, consistent=True)
 
 
-def full_sweep_due(now: float | None = None) -> bool:
-    """This minute's sweep queries every partition (one tick in ``FULL_SWEEP_MINUTES``)."""
-    return int((clock.now_ts() if now is None else now) // 60) % FULL_SWEEP_MINUTES == 0
+def net_due(keys: Sequence[Key], now: float | None = None) -> list[Key]:
+    """The partitions of ``keys`` (in a fixed order) whose turn in the net is this minute: the
+    ``j``-th of ``n`` in minute ``j * FULL_SWEEP_MINUTES // n`` of every ``FULL_SWEEP_MINUTES``,
+    so each partition once per period and a tick at most ``ceil(n / FULL_SWEEP_MINUTES)`` of them
+    (a spike-free net: the whole net in one tick made that tick's cold start a third slower)."""
+    n = len(keys)
+    minute = int((clock.now_ts() if now is None else now) // 60) % FULL_SWEEP_MINUTES
+    return [k for j, k in enumerate(keys) if j * FULL_SWEEP_MINUTES // n == minute]
+
+
+def with_net(keys: Sequence[Key], marks: dict[Key, dict], now: float | None = None) -> dict[Key, dict]:
+    """``marks`` with this minute's share of the net (``net_due``) marked (not clearable): for a
+    sweep that ticks every minute."""
+    due = net_due(keys, now)
+    return {**marks, **{k: marks.get(k) or _UNMARKED for k in due}} if due else marks
 
 
 def with_every_partition(keys: Iterable[Key], marks: dict[Key, dict]) -> dict[Key, dict]:
-    """``marks`` with every unmarked partition of ``keys`` marked (not clearable): the full sweep."""
+    """``marks`` with every unmarked partition of ``keys`` marked (not clearable): the whole net in
+    one run (a sweep whose ticks are minutes apart)."""
     return {k: marks.get(k) or _UNMARKED for k in keys}
 
 
@@ -162,7 +178,7 @@ def unread(keys: Iterable[Key]) -> dict[Key, dict]:
 
 def found(marker: dict, key: Key, n: int) -> None:
     """A sweep found ``n`` items of work on ``key``'s partition: when the partition had no marker
-    (a full sweep's ``with_every_partition``), the marker was lost: WARNING + ``OccupancyMarkerMissed``."""
+    (the net's ``with_net``/``with_every_partition``), the marker was lost: WARNING + ``OccupancyMarkerMissed``."""
     if marker is _UNMARKED:
         missed(key, n)
 

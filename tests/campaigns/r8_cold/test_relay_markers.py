@@ -11,14 +11,14 @@ from lambdakit import clock
 from lambdakit import occupancy as occ
 
 ACCOUNT = "acct-relay"
-_REAL_FULL_SWEEP_DUE = occ.full_sweep_due
+_REAL_NET_DUE = occ.net_due
 
 
 @pytest.fixture(autouse=True)
 def _no_full_sweep(monkeypatch):
     """The periodic full sweep (every ``FULL_SWEEP_MINUTES``) would make a call count depend on the
     minute the test runs in: off, except where a test turns it on."""
-    monkeypatch.setattr(occ, "full_sweep_due", lambda now=None: False)
+    monkeypatch.setattr(occ, "net_due", lambda keys, now=None: [])
 
 
 @pytest.fixture
@@ -271,7 +271,7 @@ def test_the_full_sweep_finds_a_delivery_whose_marker_is_gone(campaigns_app, pip
     later(301)
     assert pipe.tick()["webhooks_requeued"] == 0  # unmarked: not queried
     with count_calls() as cc:
-        monkeypatch.setattr(occ, "full_sweep_due", lambda now=None: True)
+        monkeypatch.setattr(occ, "net_due", lambda keys, now=None: list(keys))
         assert pipe.tick()["webhooks_requeued"] == 1
     assert _shard_queries(cc) >= wh.RELAY_SHARDS  # every shard
     assert _marks(wh) == {}  # nothing cleared or marked by the full sweep itself
@@ -279,8 +279,16 @@ def test_the_full_sweep_finds_a_delivery_whose_marker_is_gone(campaigns_app, pip
     assert len(receiver.requests) == 1
 
 
-def test_one_tick_in_full_sweep_minutes_is_a_full_sweep():
-    assert [m for m in range(120) if _REAL_FULL_SWEEP_DUE(m * 60.0 + 7)] == [0, 30, 60, 90]
+def test_the_net_spreads_every_partition_over_the_period(monkeypatch):
+    monkeypatch.setattr(occ, "net_due", _REAL_NET_DUE)
+    keys = [("a", str(i)) for i in range(40)]
+    seen = [k for m in range(occ.FULL_SWEEP_MINUTES) for k in _REAL_NET_DUE(keys, m * 60.0 + 7)]
+    assert sorted(seen) == sorted(keys)  # each once per period
+    assert max(len(_REAL_NET_DUE(keys, m * 60.0)) for m in range(occ.FULL_SWEEP_MINUTES)) == 2  # ceil(40/30)
+    assert _REAL_NET_DUE(keys, 30 * 60.0 + 7) == _REAL_NET_DUE(keys, 7.0) == [("a", "0"), ("a", "1")]
+    marked = occ.with_net(keys, {("a", "1"): {"marked_at": 5}, ("a", "9"): {"marked_at": 6}}, now=7.0)
+    assert marked == {("a", "0"): {"marked_at": float("inf")}, ("a", "1"): {"marked_at": 5},
+                      ("a", "9"): {"marked_at": 6}}
     assert occ.with_every_partition([("a", "1"), ("b", "1")], {("a", "1"): {"marked_at": 5}}) == {
         ("a", "1"): {"marked_at": 5}, ("b", "1"): {"marked_at": float("inf")}}
     assert not occ.clearable({"marked_at": float("inf")})

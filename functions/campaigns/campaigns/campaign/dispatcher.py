@@ -202,7 +202,7 @@ def tick() -> dict:
 def _relay_marks() -> dict | None:
     """The occupancy markers of both relays' indexes in one read (``lambdakit.occupancy``):
     each relay queries only its marked partitions, and every partition once in
-    ``occupancy.FULL_SWEEP_MINUTES``. ``None`` when the read failed: each relay then reads its own."""
+    ``occupancy.FULL_SWEEP_MINUTES``, spread over the period (``occupancy.with_net``). ``None`` when the read failed: each relay then reads its own."""
     keys = bulk_relay.mark_keys() + webhook_dispatch.mark_keys()
     try:
         marks = occupancy.read(send_repo.table(), keys)
@@ -210,7 +210,7 @@ def _relay_marks() -> dict | None:
         logger.exception("relay markers not read; each relay reads its own")
         return None
     # the net under the markers' timing assumptions: every partition, now and then
-    return occupancy.with_every_partition(keys, marks) if occupancy.full_sweep_due() else marks
+    return occupancy.with_net(keys, marks)
 
 
 def _relay(name: str, run, marks: dict | None) -> int:

@@ -17,9 +17,10 @@ assume it shows a start within ``occupancy.INDEX_LAG_SECONDS`` (5 minutes; Dynam
 is normally well under a second, and it gives no bound). Within that bound no due attempt is
 missed: it is submitted by the first tick after deadline + grace, as without markers (about a
 minute). Beyond it a shard's marker may be cleared while an attempt on it does not show yet; the
-net: every ``occupancy.FULL_SWEEP_MINUTES`` (30) a tick queries all 16 shards whatever the markers
-say (an unmarked shard is never cleared), so such an attempt is submitted at most 30 minutes (plus
-a tick) after deadline + grace, never stranded. The same holds for a fold entry (its re-queue
+net: every shard is queried once in each ``occupancy.FULL_SWEEP_MINUTES`` (30) whatever its marker
+says, spread over the period (``occupancy.with_net``: a tick adds at most two shard queries; an
+unmarked shard is never cleared), so such an attempt is submitted at most 30 minutes (plus a
+tick) after deadline + grace, never stranded. The same holds for a fold entry (its re-queue
 comes at most 30 minutes after ``FOLD_DUE_AFTER``). A marker read that fails queries every shard
 (as the full sweep). Submission stays exactly once (``submission.auto_submit``: a conditional state change)."""
 from __future__ import annotations
@@ -41,15 +42,15 @@ Marks = dict[occupancy.Key, dict]
 
 
 def marks() -> Marks:
-    """The sweep's markers (``repo.sweep_marks``) in one read; every shard on a full sweep
-    (``occupancy.full_sweep_due``) or when the read failed (then nothing is cleared)."""
+    """The sweep's markers (``repo.sweep_marks``) in one read, with this minute's share of the net
+    (``occupancy.with_net``); every shard when the read failed (then nothing is cleared)."""
     keys = repo.sweep_marks()
     try:
         found = repo.markers.read(keys)
     except Exception:  # noqa: BLE001 - query every shard rather than none
         logger.exception("sweep markers not read; every shard is queried")
         return occupancy.unread(keys)
-    return occupancy.with_every_partition(keys, found) if occupancy.full_sweep_due() else found
+    return occupancy.with_net(keys, found)
 
 
 def run() -> dict:
