@@ -1,6 +1,7 @@
 """A cold function process serves its first request without importing the ``boto3`` package
 (issue 21; docs/platform.md, "Clients without the boto3 package"): ``lambdakit.aws`` makes
-botocore clients, ``lambdakit.ddbtypes`` speaks DynamoDB's wire format.
+botocore clients, ``lambdakit.ddbtypes`` speaks DynamoDB's wire format, ``lambdakit.conditions``
+builds query filters.
 
 Each function runs as on Lambda (``bench/lambda_sandbox.py``: a fresh ``python -I -S`` process,
 only its folder, its layers and the runtime's packages on ``sys.path``) against the emulator,
@@ -8,8 +9,10 @@ with ``-X importtime``: every module the process imported, first request include
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -30,10 +33,14 @@ def sandbox(tmp_path_factory):
         yield emu, sb.layers_from_venv(tmp)
 
 
-def _first_request(sandbox, svc: str, lid: str) -> tuple[dict, set[str]]:
+def _first_request(sandbox, svc: str, lid: str, query: dict[str, str] | None = None) -> tuple[dict, set[str]]:
+    """The function's sample event (``query``: its query string parameters added) as a first request."""
     emu, layers = sandbox
     fn = SERVICES[svc].functions[lid]
     ev = sb.event_for(svc, lid, emu.state["ids"])
+    if query:
+        ev["queryStringParameters"] = {**(ev.get("queryStringParameters") or {}), **query}
+        ev["rawQueryString"] = urlencode(ev["queryStringParameters"])
     if "routeKey" in ev and "authorization" not in ev["headers"]:
         ev["headers"].update(emu.state["auth"].get(svc, {}))
     env = {**sb.base_env(emu.endpoint, tracing=False), **emu.function_env(svc, lid)}
@@ -56,6 +63,17 @@ def test_first_request_does_not_import_boto3(sandbox, svc, lid):
     assert not [m for m in modules if m.startswith("aws_lambda_powertools.utilities.parameters")]
     if lid == "TrackingFunction":
         assert "lambdakit.secrets" in modules
+
+
+def test_a_filtered_first_request_does_not_import_boto3(sandbox):
+    """A list with a filter expression (the profiles of one role): ``lambdakit.conditions`` builds it,
+    where boto3's condition builders imported the boto3 package."""
+    result, modules = _first_request(sandbox, "exams", "UsersFunction", {"role": "student"})
+    assert result["statusCode"] == 200, result
+    rows = json.loads(result["body"])["data"]
+    assert rows and {r["role"] for r in rows} == {"student"}, rows  # filtered
+    assert {"lambdakit.conditions", "lambdakit.ddbtypes", "botocore.client"} <= modules
+    assert sorted(m for m in modules if m.split(".")[0] in ("boto3", "s3transfer")) == []
 
 
 def test_the_import_list_sees_boto3_when_a_request_imports_it(sandbox, tmp_path):

@@ -15,7 +15,8 @@ import random
 import time
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from . import aws
+from . import aws, conditions
+from .conditions import Condition
 from .ddbcalls import (  # noqa: F401 - conversion and call mechanics live in ddbcalls; re-exported
     MAX_TRANSACT_BYTES,
     call,
@@ -131,18 +132,22 @@ def build_update(
     return " ".join(clauses), e
 
 
-def _filter(filter: Any, kw: dict[str, Any]) -> None:
-    """Add a boto3 ``conditions`` filter to a query's parameters. A fresh builder per call: the
-    boto3 resource layer shares one builder per client, which garbles expressions built by two
-    threads at once (placeholders of one query in another's condition)."""
+def build_filter(filter: Condition) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """``(expression, names, values)`` of a ``lambdakit.conditions`` condition, its placeholders
+    (``#fn0``, ``:fv1``) apart from those of the key condition and projection (``#kn0``, ``:kv1``)
+    it joins. A fresh ``_Expr`` per call: nothing shared between threads."""
+    e = _Expr(prefix="f")
+    return conditions.build(filter, e), e.names, e.values
+
+
+def _filter(filter: Condition | None, kw: dict[str, Any]) -> None:
+    """Add a ``lambdakit.conditions`` filter to a query's parameters."""
     if filter is None:
         return
-    from boto3.dynamodb.conditions import ConditionExpressionBuilder
-
-    built = ConditionExpressionBuilder().build_expression(filter)
-    kw["FilterExpression"] = built.condition_expression
-    kw.setdefault("ExpressionAttributeNames", {}).update(built.attribute_name_placeholders)
-    kw.setdefault("ExpressionAttributeValues", {}).update(built.attribute_value_placeholders)
+    expression, names, values = build_filter(filter)
+    kw["FilterExpression"] = expression
+    kw.setdefault("ExpressionAttributeNames", {}).update(names)
+    kw.setdefault("ExpressionAttributeValues", {}).update(values)
 
 
 def _ser_all(items: list[dict]) -> list[dict]:
@@ -301,7 +306,7 @@ class Table:
         sk_between: tuple[str, str] | None = None,
         sk_gte: str | None = None,
         sk_lte: str | None = None,
-        filter: Any = None,
+        filter: Condition | None = None,
         limit: int | None = None,
         cursor: dict | None = None,
         forward: bool = True,
@@ -310,7 +315,8 @@ class Table:
         columns: list[str] | None = None,
     ) -> Page:
         """One page of a key query with DynamoDB's ``Count``/``ScannedCount``. ``filter`` is a
-        boto3 ``conditions`` object; ``columns`` projects the attributes returned."""
+        ``lambdakit.conditions`` condition (``Attr("status").eq("active")``), applied by DynamoDB
+        after the read; ``columns`` projects the attributes returned."""
         e = _Expr(prefix="k")
         pk_attr, sk_attr = ("pk", "sk") if index is None else (f"{index}pk", f"{index}sk")
         cond = f"{e.name(pk_attr)} = {e.value(pk_value)}"

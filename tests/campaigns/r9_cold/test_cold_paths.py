@@ -1,7 +1,8 @@
 """Cold first request of the campaigns functions (issue 21, round 9): what a route's first request
 loads and calls. The contact fields (statuses, bounds, cleaning rules, ``ContactOut``) are apart
 from the contact routes' body models, so the export route and the import worker do not define
-those models; the boto3 package's condition builder is imported only by a query that filters."""
+those models; a filter expression is built only by a query that filters (``lambdakit.conditions``:
+no request imports the boto3 package for it)."""
 from __future__ import annotations
 
 import json
@@ -69,10 +70,24 @@ def test_read_paths_and_workers_do_not_load_the_body_models():
     assert out == {"loaded": [], "views": 5, "reexported": True}
 
 
+def _no_boto3(seen: set[str]) -> list[str]:
+    return sorted(m for m in seen if m.split(".")[0] in ("boto3", "s3transfer"))
+
+
 @pytest.fixture
 def no_condition_builder(monkeypatch):
-    """``from boto3.dynamodb.conditions import ...`` fails for the test's requests."""
-    monkeypatch.setitem(sys.modules, "boto3.dynamodb.conditions", None)
+    """The test's requests build no filter expression (``ddb.build_filter`` fails, a 500) and no
+    import statement of theirs names a boto3 module."""
+    from lambdakit import ddb
+    from tests.exams.delivery.test_cold_imports import imports_requested
+
+    def refuse(flt):
+        raise AssertionError(f"a filter expression was built: {flt!r}")
+
+    monkeypatch.setattr(ddb, "build_filter", refuse)
+    with imports_requested() as seen:
+        yield
+    assert _no_boto3(seen) == []
 
 
 def _contacts(camp, n: int, lid: str | None = None) -> None:
@@ -94,14 +109,23 @@ def test_unfiltered_exports_build_no_condition(camp, no_condition_builder):
                             "dynamodb.Query": 1}, cc.calls
 
 
-def test_a_filtered_query_still_filters(camp):
-    """A list's members of one status: the filter is built (the only query here that needs it)."""
+def test_a_filtered_query_still_filters(camp, monkeypatch):
+    """A list's members of one status: the filter is built (the only query here that needs it), by
+    ``lambdakit.conditions``, without the boto3 package."""
+    from lambdakit import ddb
+    from tests.exams.delivery.test_cold_imports import imports_requested
+
+    built: list[object] = []
+    real = ddb.build_filter
+    monkeypatch.setattr(ddb, "build_filter", lambda flt: built.append(flt) or real(flt))
     lid = camp.post("/lists", json={"name": "cold"}).json()["data"]["id"]
     _contacts(camp, 2, lid)
     members = camp.get("/contacts", query={"list_id": lid}).json()["data"]["contacts"]
     assert camp.put(f"/contacts/{members[0]['id']}", json={"status": "unsubscribed"}).status == 200
-    r = camp.get("/contacts/export", query={"list_id": lid, "status": "active", "fields": "email"})
+    with imports_requested() as seen:
+        r = camp.get("/contacts/export", query={"list_id": lid, "status": "active", "fields": "email"})
     assert r.status == 200 and r.headers["x-total-count"] == "1", r.text
+    assert len(built) == 1 and _no_boto3(seen) == []
     assert r.text.split("\r\n")[:2] == ["email", members[1]["email"]]
 
 

@@ -4,9 +4,10 @@ request-body models) use stay out of a cold process that serves a read.
 
 * At import: each HTTP handler in a fresh interpreter, its ``sys.modules`` checked.
 * During a request: every import statement a request runs is recorded (``builtins.__import__``:
-  also the imports of modules already loaded by other tests), through the real handler. Among
-  them boto3's condition builders, which import the boto3 package: a list without a filter
-  expression does without them (lambdakit's clients do without boto3, docs/platform.md)."""
+  also the imports of modules already loaded by other tests), through the real handler. No handler
+  imports the boto3 package, nor does a read: lambdakit's clients, codec and filter conditions
+  (``lambdakit.conditions``) do without it (docs/platform.md); a filtered list builds its filter
+  expression with them."""
 from __future__ import annotations
 
 import builtins
@@ -32,11 +33,11 @@ NOT_AT_IMPORT = {
     "exams.proctoring.handler": {"exams.attempts.submission", "exams.grading", "lambdakit.multipart",
                                  "lambdakit.s3", "exams.proctoring.models"},
     "exams.users.handler": {"exams.users.models", "pydantic.networks", "exams.billing.repository",
-                            "exams.apidoc", "boto3.dynamodb.conditions"},
+                            "exams.apidoc"},
     "exams.clients.handler": {"exams.clients.models", "lambdakit.validated", "exams.billing.subscriptions",
                               "exams.billing.guards", "exams.billing.catalog"},
     "exams.billing.handler": {"exams.billing.packages", "exams.billing.models"},
-    "exams.admin.handler": {"exams.admin.models", "boto3.dynamodb.conditions"},
+    "exams.admin.handler": {"exams.admin.models"},
     "exams.analytics.handler": {"exams.analytics.itemstats", "exams.grading", "exams.analytics.models"},
     "exams.questions.handler": {"exams.questions.rules", "exams.questions.models"},
     "exams.tests.handler": {"exams.tests.models", "exams.grading"},
@@ -44,6 +45,10 @@ NOT_AT_IMPORT = {
 #: the audit rows' storage (and its sharded counters): only writes (and the audit log's total) use it
 for _handler in set(NOT_AT_IMPORT) - {"exams.admin.handler"}:
     NOT_AT_IMPORT[_handler] = NOT_AT_IMPORT[_handler] | {"exams.audit.repository"}
+#: the boto3 package (and its condition builders, and s3transfer that comes with it): no handler needs it
+BOTO3 = {"boto3", "boto3.dynamodb", "boto3.dynamodb.conditions", "s3transfer"}
+for _handler in NOT_AT_IMPORT:
+    NOT_AT_IMPORT[_handler] = NOT_AT_IMPORT[_handler] | BOTO3
 
 
 @pytest.mark.parametrize("handler", sorted(NOT_AT_IMPORT))
@@ -112,7 +117,7 @@ def test_a_read_route_imports_only_what_it_uses(exams_app, exam_users, tenant):
         assert not (forbidden & seen), (path, sorted(forbidden & seen))
 
 
-def test_the_recorder_sees_a_route_that_does_import(exams_app, exam_users, tenant):
+def test_the_recorder_sees_a_route_that_does_import(exams_app, exam_users, tenant, monkeypatch):
     """The check above could fail: a write route imports its request model and use-case modules."""
     t = tenant.test([q["id"] for q in tenant.questions(1)])
     student = tenant.students[0]
@@ -122,10 +127,17 @@ def test_the_recorder_sees_a_route_that_does_import(exams_app, exam_users, tenan
     assert r.status == 201, r.text
     assert {"exams.attempts.start", "exams.attempts.models"} <= seen
     assert "exams.audit.repository" in seen  # the start's audit row
+    from lambdakit import ddb
+
+    built: list[object] = []
+    real = ddb.build_filter
+    monkeypatch.setattr(ddb, "build_filter", lambda flt: built.append(flt) or real(flt))
     sa = exam_users.super_admin()
     for path, query in [("/api/profiles", {"role": "student"}),
                         ("/api/superadmin/audit-logs", {"action": "client.create", "entity_type": "client"})]:
+        built.clear()
         with imports_requested() as seen:
             r = get(exams_app, path, sa, **query)
         assert r.status == 200, r.text
-        assert "boto3.dynamodb.conditions" in seen, path  # a filter expression: the builders
+        assert built, path  # a filter expression, built by lambdakit.conditions ...
+        assert not BOTO3 & seen, (path, sorted(BOTO3 & seen))  # ... without the boto3 package

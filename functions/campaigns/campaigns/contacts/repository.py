@@ -31,6 +31,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from lambdakit import clock
+from lambdakit.conditions import Attr
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Contention
 
@@ -377,11 +378,7 @@ def query_source(source: str, a: str, *, value: str | None, status: str | None, 
     """One page of an index: ``all``, ``status``, ``list``, ``tag``, ``email`` (prefix),
     ``name`` (prefix of "first last"), ``last`` (prefix of last name)."""
     t = table()
-    flt = None
-    if status and source not in ("all", "status"):  # the boto3 package only for a filtered query (cold start)
-        from boto3.dynamodb.conditions import Attr
-
-        flt = Attr("status").eq(status)
+    flt = Attr("status").eq(status) if status and source not in ("all", "status") else None
     if source == "all":
         return t.query(keys.all_contacts_gsi(a), index="gsi1", limit=limit, cursor=cursor, forward=False)
     if source == "status":

@@ -21,6 +21,7 @@ import logging
 from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws, clock, occupancy
+from lambdakit.conditions import Attr
 from lambdakit.ddb import Table, decode_cursor, encode_cursor
 from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 
@@ -321,11 +322,7 @@ def list_outbox(account_id: str, *, to: str | None, campaign_id: str | None, bul
         pk, index = f"ACCT#{account_id}#OUTBOX#TO#{to.lower()}", "gsi1"
     else:
         pk, index = f"ACCT#{account_id}#OUTBOX", None
-    flt = None
-    if to and index != "gsi1":
-        from boto3.dynamodb.conditions import Attr  # the boto3 package only for a filtered query (cold start)
-
-        flt = Attr("to").eq(to) | Attr("to_lc").eq(to.lower())
+    flt = Attr("to").eq(to) | Attr("to_lc").eq(to.lower()) if to and index != "gsi1" else None
     items, last = table().query(pk, index=index, limit=limit, cursor=start, forward=False, filter=flt)
     return [_public(i) for i in items], encode_cursor(last)
 

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from lambdakit import clock
+from lambdakit.conditions import Attr, Condition
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import repository as repo
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 MAX_SCANNED_PAGES = 25
 PUBLIC = ("id", "user_id", "client_id", "action", "entity_type", "entity_id", "metadata", "ip_address",
@@ -39,11 +36,8 @@ def _bound(value: str | None, name: str, end: bool) -> str | None:
                                fields={name: "Must be an ISO 8601 date or timestamp"}) from None
 
 
-def _eq(name: str, value: str) -> ConditionBase:
-    """A filter expression. boto3's condition builders import the boto3 package: only a list with two
-    key filters needs one (issue 21: the other lists never import boto3)."""
-    from boto3.dynamodb.conditions import Attr
-
+def _eq(name: str, value: str) -> Condition:
+    """A filter expression (only a list with two key filters needs one)."""
     return Attr(name).eq(value)
 
 
@@ -68,7 +62,7 @@ def list_logs(req: PageRequest, *, user_id: str | None, action: str | None, enti
     start, end = _bound(start_date, "start_date", False), _bound(end_date, "end_date", True)
     if start and end and start > end:
         raise ValidationFailed("start_date is after end_date", fields={"start_date": "Must not be after end_date"})
-    filters: list[ConditionBase] = []
+    filters: list[Condition] = []
     if user_id:
         index, pk = "gsi2", f"AUDIT#USER#{user_id}"
         if action:
@@ -83,7 +77,7 @@ def list_logs(req: PageRequest, *, user_id: str | None, action: str | None, enti
         index, pk = None, f"AUDIT#ENTITY#{entity_type}"
     else:
         index, pk = "gsi1", "AUDIT"
-    flt: ConditionBase | None = None
+    flt: Condition | None = None
     for f in filters:
         flt = f if flt is None else flt & f
     need = req.offset + req.limit + 1

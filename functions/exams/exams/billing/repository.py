@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lambdakit.conditions import Attr
 from lambdakit.ddb import Table
 from lambdakit.errors import ApiError, ConditionFailed
 from lambdakit.pagination import PageRequest
@@ -132,11 +133,7 @@ def mark_subscription_expired(cid: str) -> None:
 def list_by_index(pk_value: str, req: PageRequest, *, index: str = "gsi1", forward: bool = False,
                   status: str | None = None) -> list[dict]:
     """Page ``req`` of an index partition; with ``status``, only its items in that status."""
-    flt = None
-    if status:
-        from boto3.dynamodb.conditions import Attr
-
-        flt = Attr("status").eq(status)
+    flt = Attr("status").eq(status) if status else None
     return fetch_page(table(), pk_value, req, index=index, forward=forward, filter=flt)
 
 

@@ -6,6 +6,7 @@ gsi2 PROFILES / <created_at>#<uid> (all profiles).
 from __future__ import annotations
 
 from lambdakit import aws
+from lambdakit.conditions import Attr
 from lambdakit.ddb import Table
 from lambdakit.errors import ApiError, ConditionFailed, ValidationFailed
 from lambdakit.pagination import PageRequest
@@ -94,11 +95,7 @@ def replace_profile(old: dict, new: dict, counter_ops: list[dict]) -> None:
 
 
 def list_profiles(client_id: str | None, req: PageRequest, role: str | None) -> list[dict]:
-    flt = None
-    if role:  # boto3's condition builders (the boto3 package): only a filtered list imports them
-        from boto3.dynamodb.conditions import Attr
-
-        flt = Attr("role").eq(role)
+    flt = Attr("role").eq(role) if role else None
     if client_id:
         return fetch_page(table(), f"CLIENT#{client_id}#PROFILES", req, index="gsi1", forward=False, filter=flt)
     return fetch_page(table(), "PROFILES", req, index="gsi2", forward=False, filter=flt)

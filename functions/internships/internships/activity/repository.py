@@ -11,15 +11,11 @@ Items (single table):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from lambdakit.conditions import Attr, Condition
 from lambdakit.ddb import Table
 
 from ..admin_common import repository as listing
 from ..settings import settings
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 PK = "ACTLOG"
 COUNTER_PK, COUNTER_SK = "COUNTER#ACTLOG", "TOTAL"
@@ -72,11 +68,9 @@ def _target(filters: dict) -> tuple[str | None, str]:
     return None, PK
 
 
-def _filter_expr(filters: dict, primary: str | None, search: str | None) -> ConditionBase | None:
-    from boto3.dynamodb.conditions import Attr
-
-    expr: ConditionBase | None = None
-    c: ConditionBase
+def _filter_expr(filters: dict, primary: str | None, search: str | None) -> Condition | None:
+    expr: Condition | None = None
+    c: Condition
     for dim in ("admin_id", "entity_type", "action_type"):
         if dim in filters and dim != primary:
             c = Attr(dim).eq(filters[dim])

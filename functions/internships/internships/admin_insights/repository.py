@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import clock
+from lambdakit.conditions import Attr, Condition
 from lambdakit.ddb import Table
 
 from ..settings import settings
@@ -128,14 +129,12 @@ def list_domains() -> list[dict]:
     return table().query_all("DOMAINS", index="gsi1", max_items=1000)
 
 
-def attr_eq(name: str, value):
-    from boto3.dynamodb.conditions import Attr
-
+def attr_eq(name: str, value: Any) -> Condition:
     return Attr(name).eq(value)
 
 
-def and_all(conds: list):
-    expr = None
+def and_all(conds: list[Condition]) -> Condition | None:
+    expr: Condition | None = None
     for c in conds:
         expr = c if expr is None else expr & c
     return expr

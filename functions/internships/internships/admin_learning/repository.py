@@ -8,17 +8,15 @@ The keys and the two reads live in ``documents.repository`` (the certificate PDF
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from lambdakit.conditions import Attr, Condition
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
 from ..documents.repository import ACTIVE_TEMPLATE_KEY, template_key
 from ..settings import settings
 from ..store import clean
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 
 def table() -> Table:
@@ -80,12 +78,10 @@ def count(name: str) -> int:
 
 
 def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None,
-                exists: Iterable[str] = ()) -> ConditionBase | None:
-    from boto3.dynamodb.conditions import Attr
+                exists: Iterable[str] = ()) -> Condition | None:
+    expr: Condition | None = None
 
-    expr: ConditionBase | None = None
-
-    def add(c: ConditionBase) -> None:
+    def add(c: Condition) -> None:
         nonlocal expr
         expr = c if expr is None else expr & c
 
@@ -95,7 +91,7 @@ def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | No
         add(Attr(k).exists())
     if contains_any:
         attrs, q = contains_any
-        c: ConditionBase | None = None
+        c: Condition | None = None
         for a in attrs:
             for variant in dict.fromkeys([q, q.lower(), q.title(), q.upper()]):
                 cc = Attr(a).contains(variant)

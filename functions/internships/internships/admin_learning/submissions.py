@@ -8,6 +8,7 @@ then the project is marked approved. Rejecting keeps the enrollment active so th
 from __future__ import annotations
 
 from lambdakit import clock
+from lambdakit.conditions import Attr
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 
 from .. import activity
@@ -25,8 +26,6 @@ def list_submissions(*, status, search, offset, limit, cursor):
     flt = repo.attr_filter(eq, (["student_name", "student_email", "domain_name", "submission_email"], search)
                            if search else None, exists=["submitted_at"])
     if status == "submitted":
-        from boto3.dynamodb.conditions import Attr
-
         submitted = Attr("project_status").not_exists() | Attr("project_status").eq("submitted")
         flt = submitted if flt is None else flt & submitted
     items, nxt = repo.page("ENROLLS", "gsi2", flt=flt, offset=offset, limit=limit, cursor=cursor)

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lambdakit import clock
+from lambdakit.conditions import Attr, Condition
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
@@ -12,9 +13,6 @@ from ..accounts import phones
 from ..auth.permissions import role_key
 from ..settings import settings
 from ..store import clean as _clean
-
-if TYPE_CHECKING:
-    from boto3.dynamodb.conditions import ConditionBase
 
 
 def table() -> Table:
@@ -73,21 +71,17 @@ def count(name: str, read: Mapping[tuple[str, str], dict | None] | None = None) 
     return int((item or {}).get("count", 0))
 
 
-def user_search_filter(search: str | None):
+def user_search_filter(search: str | None) -> Condition | None:
     if not search:
         return None
-    from boto3.dynamodb.conditions import Attr
-
     q = search.strip()
     return (Attr("email").contains(q.lower()) | Attr("name").contains(q) | Attr("name").contains(q.lower())
             | Attr("name").contains(q.title()) | _phone_match(q))
 
 
-def _phone_match(q: str):
+def _phone_match(q: str) -> Condition:
     """Phones are stored in E.164 (``accounts.phones``): a search typed as a phone number with spaces,
     dashes or a ``+`` matches by its digits."""
-    from boto3.dynamodb.conditions import Attr
-
     digits = phones.search_digits(q)
     return Attr("phone").contains(q) | Attr("phone").contains(digits) if digits else Attr("phone").contains(q)
 
@@ -176,8 +170,6 @@ def delete_user(user: dict) -> None:
 
 def iter_google_avatar_users():
     """Users whose avatar is a Google-hosted URL (walks the users index page by page)."""
-    from boto3.dynamodb.conditions import Attr
-
     flt = Attr("avatar_url").contains("googleusercontent.com")
     for item in table().iter_query("USERS", index="gsi1", filter=flt):
         yield _clean(item)
@@ -214,10 +206,8 @@ def _lead_target(status: str | None) -> tuple[str, str]:
     return (f"LEADSTATUS#{status}", "gsi2") if status else ("LEADS", "gsi1")
 
 
-def _lead_filter(domain: str | None, search: str | None) -> ConditionBase | None:
-    from boto3.dynamodb.conditions import Attr
-
-    expr: ConditionBase | None = None
+def _lead_filter(domain: str | None, search: str | None) -> Condition | None:
+    expr: Condition | None = None
     if domain:
         expr = Attr("domain").eq(domain)
     if search:

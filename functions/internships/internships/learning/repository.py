@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from lambdakit.conditions import Attr
 from lambdakit.errors import ConditionFailed
 
 from .. import counters
@@ -70,8 +71,6 @@ def index_submissions(max_items: int = 500) -> dict:
     """Migration (invoke-only task ``index-milestone-submissions``): put the submitted, reviewed and
     rejected milestones written before the review queue's gsi3 existed into it, with the sort key of
     their gsi1 entry. Bounded per call (``max_items`` updates); idempotent; ``more`` says to call again."""
-    from boto3.dynamodb.conditions import Attr
-
     t = table()
     indexed = 0
     for status in plan.SUBMISSION_STATUSES:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from lambdakit import aws, clock
+from lambdakit.conditions import Attr
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Contention
 
@@ -151,8 +152,6 @@ def record_open(email_id: str, when: str) -> dict | None:
 def list_emails(*, status: str | None, template: str | None, start: str | None, end: str | None,
                 offset: int, limit: int) -> list[dict]:
     """One page, newest first, using the narrowest index for the filters."""
-    from boto3.dynamodb.conditions import Attr
-
     from ..admin_common import repository as listing
 
     if status:
@@ -168,8 +167,6 @@ def list_emails(*, status: str | None, template: str | None, start: str | None, 
 
 def due_pending(now_iso: str, limit: int) -> list[dict]:
     """Pending emails whose next attempt is due (oldest first)."""
-    from boto3.dynamodb.conditions import Attr
-
     out: list[dict] = []
     cursor = None
     while len(out) < limit:
