@@ -306,3 +306,11 @@ def test_a_float_value_filters_as_its_decimal(conds_table):
 def test_a_boto3_condition_is_refused_before_any_call(conds_table):
     with pytest.raises(TypeError, match="lambdakit.conditions"):
         conds_table.query("P", filter=b3.Attr("status").eq("active"))
+
+
+def test_all_of_and_any_of_fold_optional_parts_as_written_by_hand():
+    a, b, c = Attr("a").eq(1), Attr("b").contains("x"), Attr("c").exists()
+    assert ours.all_of([]) is None and ours.any_of([None, None]) is None
+    assert ours.all_of([None, a]) is a
+    for combined, by_hand in ((ours.all_of([a, None, b, c]), (a & b) & c), (ours.any_of([a, b, None, c]), (a | b) | c)):
+        assert ddb.build_filter(combined) == ddb.build_filter(by_hand)

@@ -16,9 +16,9 @@ anything else; a filter that is not a condition, boto3's own conditions included
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
-__all__ = ["Attr", "Condition", "Placeholders", "Size", "build"]
+__all__ = ["Attr", "Condition", "Placeholders", "Size", "all_of", "any_of", "build"]
 
 #: boto3's ``ATTR_NAME_REGEX``: the names of a path (dots separate them, ``[n]`` indexes stay)
 _NAME_PART = re.compile(r"[^.\[\]]+(?![^\[]*\])")
@@ -177,3 +177,22 @@ def build(condition: Condition, placeholders: Placeholders) -> str:
         raise TypeError(f"Expecting a lambdakit.conditions condition. Got {condition!r} of type {type(condition)}. "
                         f"Use Attr methods (i.e. Attr().eq()) to make conditions.")
     return condition._build(placeholders)
+
+
+def all_of(conditions: Iterable[Condition | None]) -> Condition | None:
+    """The AND of ``conditions`` (``None`` entries skipped), ``None`` when none is left: a filter
+    built from optional parts."""
+    return _fold(conditions, Condition.__and__)
+
+
+def any_of(conditions: Iterable[Condition | None]) -> Condition | None:
+    """The OR of ``conditions`` (``None`` entries skipped), ``None`` when none is left."""
+    return _fold(conditions, Condition.__or__)
+
+
+def _fold(conditions: Iterable[Condition | None], join: Callable[[Condition, Condition], Condition]) -> Condition | None:
+    out: Condition | None = None
+    for c in conditions:
+        if c is not None:
+            out = c if out is None else join(out, c)
+    return out

@@ -1,6 +1,6 @@
 """The sweep's due fold entries (``attempts.repository.folds_due``) are filtered in Python instead of
-with a filter expression (chosen in issue 21, when the condition builders were boto3's and imported
-the boto3 package). The same entries, in the same order, as DynamoDB's ``at <= cutoff`` filter
+with a filter expression (first chosen in issue 21, when the condition builders imported the boto3
+package; kept because moto cannot evaluate ``at <= cutoff`` over a non-numeric ``at``). The same entries, in the same order, as DynamoDB's ``at <= cutoff`` filter
 returns them, also across pages and with a limit; a sweep tick builds no filter expression and
 imports nothing of boto3."""
 from __future__ import annotations

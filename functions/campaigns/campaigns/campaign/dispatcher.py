@@ -202,7 +202,8 @@ def tick() -> dict:
 def _relay_marks() -> dict | None:
     """The occupancy markers of both relays' indexes in one read (``lambdakit.occupancy``):
     each relay queries only its marked partitions, and every partition once in
-    ``occupancy.FULL_SWEEP_MINUTES``, spread over the period (``occupancy.with_net``). ``None`` when the read failed: each relay then reads its own."""
+    ``occupancy.FULL_SWEEP_MINUTES``, spread over the period (``occupancy.with_net``). ``None`` when
+    the read failed: each relay then reads its own."""
     keys = bulk_relay.mark_keys() + webhook_dispatch.mark_keys()
     try:
         marks = occupancy.read(send_repo.table(), keys)

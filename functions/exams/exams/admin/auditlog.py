@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Mapping
 
 from lambdakit import clock
-from lambdakit.conditions import Attr, Condition
+from lambdakit.conditions import Attr, Condition, all_of
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import PageRequest, page_meta
 
@@ -77,9 +77,7 @@ def list_logs(req: PageRequest, *, user_id: str | None, action: str | None, enti
         index, pk = None, f"AUDIT#ENTITY#{entity_type}"
     else:
         index, pk = "gsi1", "AUDIT"
-    flt: Condition | None = None
-    for f in filters:
-        flt = f if flt is None else flt & f
+    flt = all_of(filters)
     need = req.offset + req.limit + 1
     out: list[dict] = []
     cursor = None

@@ -347,11 +347,12 @@ def folds_due(shard: int, cutoff_ts: int, limit: int) -> list[dict]:
     """Fold entries of one shard waiting since ``cutoff_ts`` or earlier (a small partition:
     entries live from a submission to its fold, seconds when the queue works), at most ``limit``.
 
-    Filtered here rather than with a filter expression (chosen in issue 21, when the condition
-    builders were boto3's and imported the boto3 package; ``lambdakit.conditions`` no longer does,
-    and either way gives): the same items in the same order, page by page as DynamoDB reads them (a
-    filter expression applies after the read, so pages and their cursors are the same), entries
-    without a numeric ``at`` left out as the expression ``at <= cutoff`` leaves them out."""
+    Filtered here rather than with a filter expression (first chosen in issue 21, when the condition
+    builders imported the boto3 package; kept because the local emulator, moto, fails on ``at <=
+    cutoff`` over an entry whose ``at`` is not a number, where DynamoDB reads it as false): the same
+    items in the same order, page by page as DynamoDB reads them (a filter expression applies after
+    the read, so pages and their cursors are the same), entries without a numeric ``at`` left out as
+    the expression leaves them out."""
     out: list[dict] = []
     cursor = None
     while True:

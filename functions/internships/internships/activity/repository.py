@@ -11,7 +11,7 @@ Items (single table):
 """
 from __future__ import annotations
 
-from lambdakit.conditions import Attr, Condition
+from lambdakit.conditions import Attr, Condition, all_of
 from lambdakit.ddb import Table
 
 from ..admin_common import repository as listing
@@ -69,16 +69,10 @@ def _target(filters: dict) -> tuple[str | None, str]:
 
 
 def _filter_expr(filters: dict, primary: str | None, search: str | None) -> Condition | None:
-    expr: Condition | None = None
-    c: Condition
-    for dim in ("admin_id", "entity_type", "action_type"):
-        if dim in filters and dim != primary:
-            c = Attr(dim).eq(filters[dim])
-            expr = c if expr is None else expr & c
-    if search:
-        c = Attr("search_text").contains(search.lower())
-        expr = c if expr is None else expr & c
-    return expr
+    parts: list[Condition | None] = [Attr(dim).eq(filters[dim]) for dim in ("admin_id", "entity_type", "action_type")
+                                      if dim in filters and dim != primary]
+    parts.append(Attr("search_text").contains(search.lower()) if search else None)
+    return all_of(parts)
 
 
 def list_entries(filters: dict, *, search: str | None, bounds: tuple[str, str] | None, offset: int, limit: int,

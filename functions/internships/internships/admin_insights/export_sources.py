@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from lambdakit.conditions import all_of
 from lambdakit.errors import ValidationFailed
 
 from ..admin_common.dates import iso_bounds
@@ -58,7 +59,7 @@ def enrollments(filters: dict):
         raise ValidationFailed("filters.status is not an enrollment status", fields={"filters.status": "Unknown"})
     pk, index = (f"ENROLLS#{f['status']}", "gsi3") if f.get("status") else ("ENROLLS", "gsi2")
     conds = [repo.attr_eq(k, f[k]) for k in ("domain_id", "payment_status") if k in f]
-    return ENROLLMENT_COLUMNS, repo.iter_index(pk, index=index, sk_between=_bounds(f), filter=repo.and_all(conds),
+    return ENROLLMENT_COLUMNS, repo.iter_index(pk, index=index, sk_between=_bounds(f), filter=all_of(conds),
                                                columns=ENROLLMENT_COLUMNS)
 
 
@@ -75,7 +76,7 @@ def certificates(filters: dict):
         if not isinstance(f["revoked"], bool):
             raise ValidationFailed("filters.revoked must be a boolean", fields={"filters.revoked": "Boolean"})
         conds.append(repo.attr_eq("revoked", f["revoked"]))
-    return CERT_COLUMNS, repo.iter_index("CERTS", index="gsi2", sk_between=_bounds(f), filter=repo.and_all(conds),
+    return CERT_COLUMNS, repo.iter_index("CERTS", index="gsi2", sk_between=_bounds(f), filter=all_of(conds),
                                          columns=CERT_COLUMNS)
 
 

@@ -133,13 +133,6 @@ def attr_eq(name: str, value: Any) -> Condition:
     return Attr(name).eq(value)
 
 
-def and_all(conds: list[Condition]) -> Condition | None:
-    expr: Condition | None = None
-    for c in conds:
-        expr = c if expr is None else expr & c
-    return expr
-
-
 def recent_completed_enrollments(limit: int) -> list[dict]:
     items, _ = table().query("ENROLLS#completed", index="gsi3", forward=False, limit=limit)
     return items

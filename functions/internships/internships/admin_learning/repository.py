@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lambdakit.conditions import Attr, Condition
+from lambdakit.conditions import Attr, Condition, all_of, any_of
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
@@ -79,26 +79,13 @@ def count(name: str) -> int:
 
 def attr_filter(eq: dict | None = None, contains_any: tuple[list[str], str] | None = None,
                 exists: Iterable[str] = ()) -> Condition | None:
-    expr: Condition | None = None
-
-    def add(c: Condition) -> None:
-        nonlocal expr
-        expr = c if expr is None else expr & c
-
-    for k, v in (eq or {}).items():
-        add(Attr(k).eq(v))
-    for k in exists:
-        add(Attr(k).exists())
+    parts: list[Condition | None] = [Attr(k).eq(v) for k, v in (eq or {}).items()]
+    parts += [Attr(k).exists() for k in exists]
     if contains_any:
         attrs, q = contains_any
-        c: Condition | None = None
-        for a in attrs:
-            for variant in dict.fromkeys([q, q.lower(), q.title(), q.upper()]):
-                cc = Attr(a).contains(variant)
-                c = cc if c is None else c | cc
-        if c is not None:
-            add(c)
-    return expr
+        parts.append(any_of(Attr(a).contains(variant) for a in attrs
+                            for variant in dict.fromkeys([q, q.lower(), q.title(), q.upper()])))
+    return all_of(parts)
 
 
 def page(pk: str, index: str, *, flt=None, bounds=None, offset: int, limit: int, cursor: str | None):

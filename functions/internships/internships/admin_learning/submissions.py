@@ -8,7 +8,7 @@ then the project is marked approved. Rejecting keeps the enrollment active so th
 from __future__ import annotations
 
 from lambdakit import clock
-from lambdakit.conditions import Attr
+from lambdakit.conditions import Attr, all_of
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 
 from .. import activity
@@ -27,7 +27,7 @@ def list_submissions(*, status, search, offset, limit, cursor):
                            if search else None, exists=["submitted_at"])
     if status == "submitted":
         submitted = Attr("project_status").not_exists() | Attr("project_status").eq("submitted")
-        flt = submitted if flt is None else flt & submitted
+        flt = all_of([flt, submitted])
     items, nxt = repo.page("ENROLLS", "gsi2", flt=flt, offset=offset, limit=limit, cursor=cursor)
     total, exact = repo.count_query("ENROLLS", "gsi2", flt=flt)
     out = [{"id": e["id"], "enrollmentId": e["id"], "user_id": e.get("user_id"), "student_name": e.get("student_name"),

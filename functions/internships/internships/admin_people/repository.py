@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lambdakit import clock
-from lambdakit.conditions import Attr, Condition
+from lambdakit.conditions import Attr, Condition, all_of
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict
 
@@ -207,15 +207,12 @@ def _lead_target(status: str | None) -> tuple[str, str]:
 
 
 def _lead_filter(domain: str | None, search: str | None) -> Condition | None:
-    expr: Condition | None = None
-    if domain:
-        expr = Attr("domain").eq(domain)
+    matches: Condition | None = None
     if search:
         q = search.strip()
-        c = (Attr("name").contains(q) | Attr("name").contains(q.lower()) | Attr("name").contains(q.title())
-             | _phone_match(q) | Attr("email").contains(q.lower()))
-        expr = c if expr is None else expr & c
-    return expr
+        matches = (Attr("name").contains(q) | Attr("name").contains(q.lower()) | Attr("name").contains(q.title())
+                   | _phone_match(q) | Attr("email").contains(q.lower()))
+    return all_of([Attr("domain").eq(domain) if domain else None, matches])
 
 
 def list_leads(*, status, domain, search, bounds, offset, limit, cursor):

@@ -47,11 +47,11 @@ def prefetch(arn: str) -> bool:
 
 
 def _client() -> None:
-    """Create the Secrets Manager client on the caller's thread before the prefetch starts: the thread's first act is then
-    the request, and its round trip overlaps the caller's next work (creating the DynamoDB client).
-    Both are CPU work wherever they run (one GIL, and ``lambdakit.aws`` creates clients under one
-    lock); on the thread they queued behind the DynamoDB client and the round trip began only after
-    both. A failure here is left to the read, which raises it as without the prefetch."""
+    """Create the Secrets Manager client on the caller's thread before the prefetch starts: the
+    thread's first act is then the request, and its round trip overlaps the caller's next work
+    (creating the DynamoDB client). Client creation is CPU work wherever it runs (one GIL, and
+    ``lambdakit.aws`` creates clients under one lock); on the thread it queued behind the DynamoDB
+    client and the round trip began only after both. A failure here is left to the read, which raises it as without the prefetch."""
     from lambdakit import aws
 
     try:
