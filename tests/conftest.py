@@ -75,6 +75,18 @@ def internships_app(_moto_harness):
 
 
 @pytest.fixture
+def fresh_rate_window():
+    """The clock 1 s into a fresh 15-minute window (hence also a fresh minute): the fixed-window
+    rate limits a test counts up to cannot roll over between its requests on a slow machine.
+    Back to the real clock afterwards."""
+    from lambdakit import clock
+
+    clock.set_offset(900 - clock.now_ts() % 900 + 1)
+    yield
+    clock.set_offset(0)
+
+
+@pytest.fixture
 def atomic_moto(monkeypatch):
     """Make each moto DynamoDB request atomic, as each DynamoDB request is in AWS.
 

@@ -88,20 +88,18 @@ def test_key_rate_limit_and_plan_limit(campaigns_app, make_key):
     assert c.get("/api", headers=bearer(ent)).status == 429
 
 
-def test_plan_limit_counts_atomically(campaigns_app, make_key, monkeypatch):
+def test_plan_limit_counts_atomically(campaigns_app, make_key, monkeypatch, fresh_rate_window):
     """A plan admits exactly its limit per window (limit lowered through settings to keep the test fast)."""
     from lambdakit import settings as ls
 
     monkeypatch.setenv("CAMPAIGNS_PLAN_STANDARD_PER_MINUTE", "5")
     ls.reset_settings()
-    clock.set_offset(60 - clock.now_ts() % 60 + 1)  # start of a fresh minute window
     try:
         key = make_key(role="admin", plan="standard")
         c = campaigns_app.campaigns
         codes = [c.get("/api", headers=bearer(key)).status for _ in range(7)]
         assert codes == [200] * 5 + [429] * 2
     finally:
-        clock.set_offset(0)
         ls.reset_settings()
 
 

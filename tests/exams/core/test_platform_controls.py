@@ -51,15 +51,7 @@ def tight_limits(monkeypatch):
     lk_settings.reset_settings()
 
 
-def test_strict_and_global_rate_limits(exams_app, exam_users, tight_limits, request):
-    # fixed windows: start 1 s into a fresh 15-minute (hence also 1-minute) window, so that slow
-    # requests on a loaded machine cannot cross a window boundary between the counted requests
-    import time
-
-    from lambdakit import clock
-
-    clock.set_offset(900 - time.time() % 900 + 1)
-    request.addfinalizer(lambda: clock.set_offset(0))
+def test_strict_and_global_rate_limits(exams_app, exam_users, tight_limits, fresh_rate_window):
     sa = exam_users.super_admin()
     api = exams_app.exams
     statuses = []

@@ -57,7 +57,7 @@ def test_newsletter_bad_email_is_400(eng):
     assert r.status == 400 and set(r.json()) == {"error"}
 
 
-def test_lead_saved_and_counselor_emailed_and_rate_limited(eng):
+def test_lead_saved_and_counselor_emailed_and_rate_limited(eng, fresh_rate_window):
     from internships.forms import repository as frepo
 
     frepo.table().put({"pk": "SETTINGS", "sk": "SITE", "siteEmail": "counselor@example.org"})
