@@ -35,6 +35,14 @@ class Context:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+def _file_of(module: object) -> str | None:
+    """``module.__file__`` without running a module ``importlib.util.LazyLoader`` left unexecuted."""
+    try:
+        return object.__getattribute__(module, "__dict__").get("__file__")
+    except AttributeError:  # sys.modules may hold objects that are not modules
+        return None
+
+
 def main() -> None:
     t_start = time.perf_counter()
     c_start = time.process_time()  # this process's CPU time: the load-independent figure
@@ -83,8 +91,11 @@ def main() -> None:
         out.update(error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-4000:])
     allowed = [os.path.abspath(p) for p in spec["paths"]] + [
         os.path.abspath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")]
+    # read __file__ from the module's dict: getattr would run a module lambdakit.deferred left
+    # unexecuted (PIL.Image behind openpyxl), and -X importtime would book it to the request
     foreign = sorted({name for name, m in list(sys.modules.items())
-                      if not name.startswith("__") and (f := getattr(m, "__file__", None))
+                      if not name.startswith("__")
+                      and (f := _file_of(m))
                       and not any(os.path.abspath(f).startswith(a + os.sep) for a in allowed)})
     out["foreign_modules"] = foreign
     # the design card's binding libraries this run imported (bench_coldrequest's binding floor)

@@ -33,3 +33,30 @@ def test_coldstart_reports_ratios():
     assert res["bench"] == "coldstart" and res["floor_ms"] > 0
     assert set(res["ratios"]) == {"campaigns.HealthFunction", "exams.HealthFunction", "internships.HealthFunction"}
     assert all(0 < v < 5 for v in res["ratios"].values())
+
+
+def test_lambda_runner_leaves_deferred_modules_unexecuted(tmp_path):
+    """The runner's check for modules loaded from outside the function's paths reads ``__file__``
+    without running a module ``lambdakit.deferred`` left unexecuted (else ``-X importtime`` books
+    it to the request), and still reports such a module when it lies outside those paths."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import lambda_sandbox as sb
+
+    fn, outside = tmp_path / "fn", tmp_path / "outside"
+    fn.mkdir()
+    outside.mkdir()
+    marker = tmp_path / "ran"
+    (outside / "lazy_target.py").write_text(f"open({str(marker)!r}, 'w').close()\nVALUE = 1\n")
+    (fn / "probe.py").write_text(
+        "import sys\n"
+        f"sys.path.append({str(outside)!r})\n"
+        "from lambdakit.deferred import defer\n"
+        "assert defer('lazy_target')\n"
+        "import lazy_target  # bound, not run\n"
+        "def lambda_handler(event, context):\n"
+        "    return {'statusCode': 200}\n")
+    r = sb.invoke([str(fn), str(ROOT / "layers" / "shared")], "probe.lambda_handler", {}, {})
+    assert r["ok"], r
+    assert r["result"] == {"statusCode": 200}
+    assert not marker.exists(), "the runner ran the deferred module"
+    assert r["foreign_modules"] == ["lazy_target"]
