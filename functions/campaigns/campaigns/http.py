@@ -1,8 +1,9 @@
 """The campaign service's HTTP conventions.
 
 Success: ``{success: true, data, message, timestamp}``.
-Error:   ``{success: false, error: {code, message, details}, timestamp}``; validation
-details are an object keyed by field name; ``VALIDATION_ERROR`` is 422.
+Error:   ``{success: false, error: {code, message, details}, timestamp}``; ``details`` is always an
+object (``{}`` when there is nothing to add); validation details are keyed by field name;
+``VALIDATION_ERROR`` is 422.
 """
 from __future__ import annotations
 
@@ -28,9 +29,8 @@ def render_error(err: ApiError) -> dict:
     details: Any = err.details
     if isinstance(err, ValidationFailed):
         details = {**(details or {}), **err.fields} if isinstance(details, dict) or details is None else details
-    body: dict[str, Any] = {"code": err.code, "message": err.message}
-    if details is not None:
-        body["details"] = details
+    # The spec's error shape has ``error.details`` (an object) on every error: ``{}`` when there is none.
+    body: dict[str, Any] = {"code": err.code, "message": err.message, "details": {} if details is None else details}
     return {"success": False, "error": body, "timestamp": clock.now_iso()}
 
 
@@ -60,9 +60,10 @@ OPENAPI_ERROR_SCHEMA: dict = {
     "type": "object", "required": ["success", "error", "timestamp"],
     "properties": {
         "success": {"type": "boolean", "const": False},
-        "error": {"type": "object", "required": ["code", "message"], "properties": {
+        "error": {"type": "object", "required": ["code", "message", "details"], "properties": {
             "code": {"type": "string"}, "message": {"type": "string"},
-            "details": {"description": "Field name to message for validation errors; otherwise code-specific"}}},
+            "details": {"type": "object", "description": "Field name to message for validation errors; otherwise "
+                                                          "code-specific; {} when there is nothing to add"}}},
         "timestamp": {"type": "string"}},
 }
 PAGINATION_SCHEMA: dict = {"type": "object", "required": ["page", "limit", "total", "pages"], "properties": {

@@ -46,6 +46,8 @@ def get_campaign(id: str):
 
 
 @router.put("/campaigns/<id>", middlewares=WRITE, summary="Update a draft or scheduled campaign (partial)",
+            description="Fields not given keep their values, also inside settings and tracking (null clears one); "
+                        "audience, schedule and ab_test are given whole (their type decides which fields count).",
             openapi_extensions=doc(body="campaigns.campaign.models:CampaignBody", response="campaigns.campaign.models:CampaignOut", errors=(409,)))
 def update_campaign(id: str):
     from .models import CampaignBody
@@ -56,7 +58,8 @@ def update_campaign(id: str):
 
 @router.post("/campaigns/<id>/send", middlewares=WRITE, summary="Schedule the campaign, or send a test",
              description="{confirm: true} moves a draft to scheduled (422 without it). {send_test: true, "
-                         "test_emails: [...]} sends only to those addresses; status unchanged. Honours Idempotency-Key.",
+                         "test_emails: [...]} sends only to those addresses; status unchanged; scheduled_for is the "
+                         "send time and estimated_recipients the distinct test addresses. Honours Idempotency-Key.",
              openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.models:SendResult", errors=(409,)))
 def send_campaign(id: str):
     from .models import SendRequest

@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from lambdakit import clock
 from lambdakit.model import Model
 
+from ..common.fielderror import field_error
 from ..common.headers import HeaderText
 from ..sending.fields import Email, ProviderConfig
 from .repository import STATUSES  # noqa: F401  (the lifecycle's states live with the store)
@@ -23,9 +24,9 @@ class Audience(Model):
     @model_validator(mode="after")
     def _check(self):
         if self.type == "list" and not self.list_id:
-            raise ValueError("list_id is required when audience.type is list")
+            raise field_error("Audience", "list_id", "list_id is required when audience.type is list")
         if self.type == "test" and not self.test_emails:
-            raise ValueError("test_emails is required when audience.type is test")
+            raise field_error("Audience", "test_emails", "test_emails is required when audience.type is test")
         return self
 
 
@@ -47,7 +48,7 @@ class Schedule(Model):
     @model_validator(mode="after")
     def _check(self):
         if self.type == "scheduled" and not self.date:
-            raise ValueError("date is required when schedule.type is scheduled")
+            raise field_error("Schedule", "date", "date is required when schedule.type is scheduled")
         return self
 
 
@@ -117,7 +118,7 @@ class SendRequest(Model):
     @model_validator(mode="after")
     def _check(self):
         if self.send_test and not self.test_emails:
-            raise ValueError("test_emails is required when send_test is true")
+            raise field_error("SendRequest", "test_emails", "test_emails is required when send_test is true")
         return self
 
 
@@ -186,7 +187,8 @@ class CampaignOut(Model):
 
 class SendResult(Model):
     """Scheduling: ``status`` scheduled, ``scheduled_for``, ``estimated_recipients``. Test send
-    (``test: true``): the unchanged status, ``test_emails``, ``sent_at`` and per-address ``results``."""
+    (``test: true``): the unchanged status, ``scheduled_for`` = ``sent_at`` (sent now),
+    ``estimated_recipients`` = the distinct test addresses, ``test_emails`` and per-address ``results``."""
     model_config = ConfigDict(extra="allow")
     campaign_id: str
     status: str

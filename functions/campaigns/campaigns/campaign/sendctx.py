@@ -91,10 +91,14 @@ def send_test(item: dict, emails: list[str]) -> dict:
     ctx.variants = None
     known = audience.find_by_emails(item["account_id"], emails)
     results = []
-    for e in dict.fromkeys(emails):
+    unique = list(dict.fromkeys(emails))  # one mail per address
+    for e in unique:
         contact = known.get(e.lower())
         # A test goes to the address even if that contact unsubscribed: it is the sender's own check.
         r = deliver(ctx, Recipient(e, {**contact, "status": "active"} if contact else None))
         results.append({"email": e, "status": r.status, "message_id": r.message_id})
-    return {"campaign_id": item["id"], "status": item["status"], "test": True, "test_emails": list(emails),
-            "sent_at": clock.now_iso(), "results": results}
+    # The spec's send answer names scheduled_for and estimated_recipients: a test goes out now, to these.
+    now = clock.now_iso()
+    return {"campaign_id": item["id"], "status": item["status"], "scheduled_for": now,
+            "estimated_recipients": len(unique), "test": True, "test_emails": list(emails), "sent_at": now,
+            "results": results}

@@ -27,6 +27,29 @@ logger = logging.getLogger("campaigns.campaign")
 
 EDITABLE = ["draft", "scheduled"]
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
+#: Every field of the campaign's nested objects with its default (the body models' defaults, kept
+#: here so the read routes need not build the models; a test holds the two equal).
+NESTED_DEFAULTS: dict[str, dict] = {
+    "audience": {"type": "list", "list_id": None, "segment_id": None, "test_emails": []},
+    "schedule": {"type": "immediate", "date": None},
+    "tracking": {"track_opens": True, "track_clicks": True,
+                 "utm_params": {"source": None, "medium": None, "campaign": None}},
+    "settings": {"from_email": None, "from_name": None, "reply_to": None, "send_test": False,
+                 "skip_actual_send": False, "provider": None},
+}
+
+
+def _merge(base: dict, over: dict) -> dict:
+    """``over`` on ``base`` at every depth (objects merge, anything else - lists, null - replaces)."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _full(key: str, value: object) -> object:
+    """A stored nested object with every field of the spec's campaign resource (defaults beneath)."""
+    return _merge(NESTED_DEFAULTS[key], value) if isinstance(value, dict) else value
 
 
 def _pct(n: float, d: float) -> float:
@@ -46,6 +69,8 @@ def detail(item: dict) -> dict:
     out = {k: item.get(k) for k in ("id", "name", "subject", "preview_text", "content", "template_id", "audience",
                                     "schedule", "tracking", "settings", "ab_test", "status", "scheduled_for",
                                     "estimated_recipients", "sent_at", "cancelled_at", "created_at", "updated_at")}
+    for key in NESTED_DEFAULTS:
+        out[key] = _full(key, out[key])
     out["stats"] = st = stats(item, rates=True)
     st.update({"total_opens": int(item.get("st_opens_total", 0) or 0),
                "total_clicks": int(item.get("st_clicks_total", 0) or 0),
@@ -153,6 +178,16 @@ def update(account_id: str, cid: str, body: CampaignBody) -> dict:
     changes = _dump(body, partial=True)
     if not changes:
         return detail(item)
+    # settings and tracking: partial at every depth (the fields not given keep their values).
+    # audience, schedule and ab_test: their type decides which fields count, and the body model
+    # validated the object given as a whole, so that object replaces the stored one, defaults filled.
+    for key in ("settings", "tracking"):
+        if isinstance(changes.get(key), dict):
+            changes[key] = _merge(_full(key, item.get(key) or {}), changes[key])  # type: ignore[arg-type]
+    for key in ("audience", "schedule", "ab_test"):
+        given = getattr(body, key)
+        if isinstance(changes.get(key), dict) and given is not None:
+            changes[key] = given.model_dump(mode="json")
     changes["updated_at"] = clock.now_iso()
     if "name" in changes:
         changes["name_lc"] = changes["name"].lower()

@@ -15,6 +15,12 @@ class PageQuery(Model):
     cursor: str | None = None
 
 
+class PageNumberQuery(Model):
+    """``page``/``limit`` (max 100) of a small collection read whole (no cursor)."""
+    page: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=100)
+
+
 class CursorQuery(Model):
     limit: int | None = Field(default=None, ge=1, le=100)
     cursor: str | None = None

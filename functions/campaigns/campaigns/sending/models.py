@@ -12,6 +12,7 @@ from lambdakit.validated import FreeDict
 
 from ..attachments.limits import MAX_ATTACHMENTS
 from ..attachments.models import AttachmentRef, check_id
+from ..common.fielderror import field_error
 from ..common.headers import HeaderText
 from ..common.pagedocs import CursorPage
 from .fields import Email, ProviderConfig, TrackingOptions
@@ -57,9 +58,9 @@ class AttachmentIn(Model):
     @model_validator(mode="after")
     def _one_source(self):
         if (self.content is None) == (self.attachment_id is None):
-            raise ValueError("each attachment needs either content (base64) or attachment_id")
+            raise field_error("AttachmentIn", "content", "each attachment needs either content (base64) or attachment_id")
         if self.content is not None and not self.filename:
-            raise ValueError("filename is required with content")
+            raise field_error("AttachmentIn", "filename", "filename is required with content")
         return self
 
     @field_validator("content")
@@ -92,9 +93,9 @@ class _Content(Model):
     def _need_content(self):
         if not self.template_id:
             if not self.subject:
-                raise ValueError("subject is required (or a template_id)")
+                raise field_error(type(self).__name__, "subject", "subject is required (or a template_id)")
             if not (self.html or self.text):
-                raise ValueError("html or text is required (or a template_id)")
+                raise field_error(type(self).__name__, "html", "html or text is required (or a template_id)")
         return self
 
 

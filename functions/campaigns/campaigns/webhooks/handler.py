@@ -19,9 +19,12 @@ def _acct() -> str:
 
 
 @router.get("/webhooks", middlewares=READ, summary="List webhooks",
-            openapi_extensions=doc(response="campaigns.webhooks.models:WebhookList"))
+            description="data.webhooks (oldest first) plus pagination; query: page (default 1), "
+                        "limit (default 20, max 100). An account has at most 25 webhooks.",
+            openapi_extensions=doc(query="campaigns.common.pagedocs:PageNumberQuery", response="campaigns.webhooks.models:Webhook",
+                                   list_key="webhooks", paginated=True))
 def list_webhooks():
-    return ok({"webhooks": service.list_all(_acct())}, "Webhooks retrieved")
+    return ok(service.list_page(_acct(), query(router, "page"), query(router, "limit")), "Webhooks retrieved")
 
 
 @router.post("/webhooks", middlewares=WRITE, summary="Create a webhook",

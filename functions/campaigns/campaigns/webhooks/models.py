@@ -9,8 +9,9 @@ from lambdakit.model import Model
 
 from ..common.pagedocs import CursorPage
 from .dispatch import EVENT_KINDS
-from .views import Delivery, Webhook
+from .views import Delivery
 from .views import TestResult as TestResult  # re-exported: the routes' documentation names these here
+from .views import Webhook as Webhook
 from .views import WebhookWithSecret as WebhookWithSecret
 
 
@@ -59,10 +60,6 @@ class RotateSecret(Model):
 class DeliveryQueued(Delivery):
     queued: bool = Field(description="false when SQS refused the message: the delivery is recorded and the "
                                      "dispatcher's relay sweep queues it within about six minutes")
-
-
-class WebhookList(Model):
-    webhooks: list[Webhook]
 
 
 class WebhookDeleted(Model):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 from lambdakit.observability import count as metric
+from lambdakit.pagination import page_meta, page_request
 from lambdakit.security import hmac_sha256_hex, random_token
 from lambdakit.ssrf import UnsafeUrl, check_url
 
@@ -87,8 +88,13 @@ def view(account_id: str, webhook_id: str) -> dict:
     return _view(get(account_id, webhook_id))
 
 
-def list_all(account_id: str) -> list[dict]:
-    return [_view(w) for w in sorted(repo.list_webhooks(account_id), key=lambda w: w["created_at"])]
+def list_page(account_id: str, page: str | None, limit: str | None) -> dict:
+    """``data.webhooks`` (oldest first) and ``data.pagination``, as every list of the spec. An account
+    has at most ``max_webhooks`` (25): one query reads them all and the page is cut in memory."""
+    pr = page_request(page, limit)
+    hooks = sorted(repo.list_webhooks(account_id), key=lambda w: w["created_at"])
+    return {"webhooks": [_view(w) for w in hooks[pr.offset:pr.offset + pr.limit]],
+            "pagination": page_meta(pr, len(hooks))}
 
 
 def update(account_id: str, webhook_id: str, body: WebhookUpdate) -> dict:

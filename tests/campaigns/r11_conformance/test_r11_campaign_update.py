@@ -1,0 +1,62 @@
+"""Round 11: ``PUT /campaigns/{id}`` — "Same fields as create; partial update allowed".
+
+A nested object given in part (``{"settings": {"from_name": ...}}``) replaced the stored object
+with only the fields given: the other fields of the campaign resource (``settings.from_email``,
+``tracking.track_opens``, ...) vanished from the campaign. Fields of ``settings`` and ``tracking``
+not given now keep their values (at every depth); ``audience`` and ``schedule``, whose ``type``
+decides which fields count, are given whole and stored with their defaults; the detail view
+shows every field of the spec's campaign resource."""
+from __future__ import annotations
+
+SETTINGS = {"from_email": "news@example.com", "from_name": "News", "reply_to": "help@example.com",
+            "send_test": False, "skip_actual_send": True, "provider": None}
+TRACKING = {"track_opens": True, "track_clicks": False,
+            "utm_params": {"source": "newsletter", "medium": "email", "campaign": "spring"}}
+
+
+def _create(camp, **body) -> str:
+    r = camp.post("/campaigns", json={"name": "Spring", **body})
+    assert r.status == 201, r.text
+    return r.json()["data"]["id"]
+
+
+def test_partial_nested_update_keeps_the_other_fields(camp):
+    cid = _create(camp, subject="Hi", settings=SETTINGS, tracking=TRACKING,
+                  audience={"type": "test", "test_emails": ["a@example.com"]},
+                  schedule={"type": "scheduled", "date": "2030-01-01T10:00:00Z"})
+    r = camp.put(f"/campaigns/{cid}", json={"settings": {"from_name": "Team"},
+                                            "tracking": {"utm_params": {"medium": "social"}}})
+    assert r.status == 200, r.text
+    for d in (r.json()["data"], camp.get(f"/campaigns/{cid}").json()["data"]):
+        assert d["settings"] == {**SETTINGS, "from_name": "Team"}
+        assert d["tracking"] == {**TRACKING, "utm_params": {**TRACKING["utm_params"], "medium": "social"}}
+        assert d["schedule"] == {"type": "scheduled", "date": "2030-01-01T10:00:00.000Z"}
+        assert d["audience"] == {"type": "test", "list_id": None, "segment_id": None, "test_emails": ["a@example.com"]}
+        assert d["subject"] == "Hi"
+    # an explicit null clears one field; audience and schedule (typed objects) are given whole
+    d = camp.put(f"/campaigns/{cid}", json={"settings": {"reply_to": None},
+                                            "audience": {"type": "test", "test_emails": ["b@example.com"]},
+                                            "schedule": {"type": "scheduled", "date": "2031-02-03T04:05:06Z"}}).json()["data"]
+    assert d["settings"] == {**SETTINGS, "from_name": "Team", "reply_to": None}
+    assert d["audience"] == {"type": "test", "list_id": None, "segment_id": None, "test_emails": ["b@example.com"]}
+    assert d["schedule"] == {"type": "scheduled", "date": "2031-02-03T04:05:06.000Z"}
+    d = camp.put(f"/campaigns/{cid}", json={"schedule": {"type": "immediate"}}).json()["data"]
+    assert d["schedule"] == {"type": "immediate", "date": None}
+
+
+def test_nested_object_first_set_by_update_has_every_field(camp):
+    cid = _create(camp)
+    d = camp.put(f"/campaigns/{cid}", json={"settings": {"from_name": "Team"}, "tracking": {"track_clicks": False}}).json()["data"]
+    assert d["settings"] == {"from_email": None, "from_name": "Team", "reply_to": None, "send_test": False,
+                             "skip_actual_send": False, "provider": None}
+    assert d["tracking"] == {"track_opens": True, "track_clicks": False,
+                             "utm_params": {"source": None, "medium": None, "campaign": None}}
+
+
+def test_defaults_follow_the_models():
+    from campaigns.campaign import models
+    from campaigns.campaign.service import NESTED_DEFAULTS
+
+    for key, model in (("audience", models.Audience), ("schedule", models.Schedule),
+                       ("tracking", models.Tracking), ("settings", models.Settings)):
+        assert NESTED_DEFAULTS[key] == model.model_construct().model_dump(mode="json"), key
