@@ -24,11 +24,12 @@ def attempt_token() -> str | None:
     return query(router, "attempt_token") or header(router, "x-attempt-token")
 
 
-@router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code + guest_name)",
+@router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code, optional guest_name)",
              middlewares=[optional_auth],
              description="Students start their own attempt; client admins and super admins start one for a "
                          "student of the test's tenant (`student_id` required; 404 `STUDENT_NOT_FOUND` otherwise). "
-                         "Guests: `share_code` + `guest_name`; send back the `guest_token` of an earlier start "
+                         "Guests: `share_code` (required; `test_id` optional and then checked against it) and "
+                         "an optional `guest_name` (default `Guest`); send back the `guest_token` of an earlier start "
                          "in the `X-Guest-Token` header (or the `exam_guest` cookie). One guest attempt in "
                          "progress per guest identity (409 `GUEST_ATTEMPT_IN_PROGRESS`), `attempts_allowed` per "
                          "identity, guest start rates per share code and per share code per IP (429), and a "

@@ -54,6 +54,10 @@ def present(a: dict, test: dict | None, p: Principal | None) -> dict:
                                  "submit_reason", "test_name")}
     out["is_guest"] = bool(a.get("is_guest"))
     out["attempt_token"] = None
+    if a.get("time_taken") is not None:  # spec: time_taken is the client's, supplied on submit
+        out["server_time_taken"] = a["time_taken"]
+        if a.get("client_time_taken") is not None:
+            out["time_taken"] = a["client_time_taken"]
     if a.get("status") == "in_progress":
         out["remaining_seconds"] = paper.remaining_seconds(float(a["deadline_ts"]), now)
         out["current_section"] = (a.get("sections") or [{}])[paper.current_section_index(a, now)].get("id")

@@ -17,15 +17,18 @@ ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
 
 
 @router.get("/api/tests", summary="List tests, or look one up by share code (public)", middlewares=[optional_auth],
-            description="With `share_code` (no token needed) returns `data` = the test's public fields, or 404 "
-                        "INVALID_SHARE_CODE. Otherwise paginated tests of a tenant (client_id required for super "
-                        "admins; filters status, folder_id; page, limit, cursor).",
-            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestListOrLookup", errors=(503,)))
+            description="Paginated tests. With `share_code` (no token needed): the one test of that code, its "
+                        "public fields only, as a page of one (404 INVALID_SHARE_CODE for an unknown code). "
+                        "Otherwise the tests of a tenant (client_id required for super admins; filters status, "
+                        "folder_id; page, limit, cursor).",
+            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestOut",
+                                   paginated=True, errors=(503,)))
 def list_tests():
     code = query(router, "share_code")
-    if code is not None:
-        return ok(service.by_share_code(code))
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    if code is not None:  # the spec's "Paginated tests" also for the share-code lookup: a page of one
+        found = service.by_share_code(code)
+        return paginated([found] if req.page == 1 else [], page_meta(req, 1), next_cursor=None)
     items, total, nxt = service.list_tests(principal(router), client_id=query(router, "client_id"),
                                            status=query(router, "status"), folder_id=query(router, "folder_id"),
                                            page=req.page, limit=req.limit, cursor=query(router, "cursor"),

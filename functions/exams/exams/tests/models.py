@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
@@ -95,12 +95,9 @@ class TestOut(Model):
 
 
 class TestListQuery(CursorPageQuery):
-    share_code: str | None = Field(default=None, description="Public lookup: data is one test's public fields")
+    share_code: str | None = Field(default=None, description=(
+        "Public lookup (no token): a page of one, that test's public fields"))
     client_id: str | None = Field(default=None, description="Required for super admins")
     status: Literal["draft", "published", "archived"] | None = None
     folder_id: str | None = None
 
-
-class TestListOrLookup(RootModel[list[TestOut] | TestOut]):
-    """``GET /api/tests``: a page of tests (with ``pagination``), or with ``share_code`` one test's
-    public fields (with ``message``)."""

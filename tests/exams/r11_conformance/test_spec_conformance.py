@@ -1,0 +1,95 @@
+"""Round 11: what a client written only from the spec (docs/exams-*.md aside) would still get
+wrong, each case as the spec states it. Spec lines are quoted in the docstrings."""
+from __future__ import annotations
+
+from lambdakit import clock
+from tests.exams.delivery.delivery_helpers import mcq
+
+
+def test_submit_answers_the_time_taken_the_client_supplied(tenant):
+    """Attempt field ``time_taken``: "Supplied by client on submit"; POST /api/rpc/submit-attempt
+    body {attempt_id, time_taken} → {score, total_marks, time_taken, status}. The server's own
+    measurement stays available as ``server_time_taken`` (analytics and the report use it)."""
+    app, st = tenant.app, tenant.students[0]
+    q = tenant.question(**mcq("Q", correct="A"))
+    t = tenant.test([q["id"]])
+    a = tenant.start(t)
+    try:
+        clock.set_offset(90)
+        r = app.exams.post("/api/rpc/submit-attempt", json={"attempt_id": a["id"], "time_taken": 120},
+                           headers=st.headers)
+    finally:
+        clock.set_offset(0)
+    assert r.status == 200, r.text
+    d = r.json()["data"]
+    assert d["time_taken"] == 120 and d["status"] == "submitted"
+    assert 89 <= d["server_time_taken"] <= 91
+    r = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers).json()["data"]
+    assert r["time_taken"] == 120 and 89 <= r["server_time_taken"] <= 91
+    rows = app.exams.get("/api/attempts", query={"student_id": st.id}, headers=st.headers).json()["data"]
+    assert [x["time_taken"] for x in rows] == [120]
+    # the analytics keep the server's measurement (a client's figure cannot skew them)
+    from tests.exams.delivery.delivery_helpers import drain_analytics
+
+    drain_analytics(app)
+    an = app.exams.get(f"/api/analytics/tests/{t['id']}", headers=tenant.ca.headers).json()["data"]
+    assert 89 <= an["average_time_taken"] <= 91
+
+    # the other submit route, body {time_taken}; without one, the server's measurement
+    a2, a3 = tenant.start(t), tenant.start(t)
+    r = app.exams.post(f"/api/attempts/{a2['id']}/submit", json={"time_taken": 42}, headers=st.headers)
+    assert r.status == 200 and r.json()["data"]["time_taken"] == 42
+    r = app.exams.post(f"/api/attempts/{a3['id']}/submit", headers=st.headers)
+    d = r.json()["data"]
+    assert r.status == 200 and d["time_taken"] == d["server_time_taken"] and d["time_taken"] <= 2
+
+
+def test_guest_joins_with_the_share_code_alone(tenant):
+    """Business rule 3: joining by share code needs the 8-character code, a published active test with
+    allow_guests, inside the window. The spec's start body names no guest name, so a guest that
+    sends only the code (or the code and the test id) starts; a test id of another test is refused."""
+    app = tenant.app
+    q = tenant.question(**mcq("Q", correct="A"))
+    t = tenant.test([q["id"]], allow_guests=1)
+    r = app.exams.post("/api/attempts", json={"share_code": t["share_code"]})
+    assert r.status == 201, r.text
+    d = r.json()["data"]
+    assert d["attempt_token"] and d["status"] == "in_progress" and d["test_id"] == t["id"]
+    assert d["guest_name"] == "Guest"
+    r = app.exams.post("/api/attempts", json={"test_id": t["id"], "share_code": t["share_code"]})
+    assert r.status == 201, r.text
+    other = tenant.test([q["id"]], allow_guests=1)
+    r = app.exams.post("/api/attempts", json={"test_id": other["id"], "share_code": t["share_code"]})
+    assert r.status == 400 and r.json()["error"] == "VALIDATION_ERROR"
+    assert r.json()["details"][0]["field"] == "test_id"
+    r = app.exams.post("/api/attempts", json={"share_code": t["share_code"], "guest_name": "x" * 101})
+    assert r.status == 400 and r.json()["details"][0]["field"] == "guest_name"
+
+
+def test_share_code_lookup_is_a_page_of_tests(tenant):
+    """GET /api/tests, query share_code → "Paginated tests" ({data: [...], pagination}); public."""
+    app = tenant.app
+    q = tenant.question(**mcq("Q", correct="A"))
+    t = tenant.test([q["id"]], allow_guests=1)
+    r = app.exams.get("/api/tests", query={"share_code": t["share_code"]})
+    assert r.status == 200, r.text
+    body = r.json()
+    assert body["pagination"] == {"page": 1, "limit": 20, "total": 1, "pages": 1}
+    [found] = body["data"]
+    assert found["id"] == t["id"] and found["share_code"] == t["share_code"] and found["status"] == "published"
+    assert "question_ids" not in found and "client_id" not in found
+    r = app.exams.get("/api/tests", query={"share_code": t["share_code"].lower(), "page": "2"})
+    assert r.status == 200 and r.json()["data"] == [] and r.json()["pagination"]["total"] == 1
+    r = app.exams.get("/api/tests", query={"share_code": "ZZZZZZZZ"})
+    assert r.status == 404 and r.json()["error"] == "INVALID_SHARE_CODE"
+
+
+def test_health_and_info_bodies_are_the_spec_fields(exams_app):
+    """GET /health → {status, ...timestamp, checks {database, identity, cache}}; GET / → {name,
+    version, status}: the fields at the top level (and still in the {data, message} envelope)."""
+    body = exams_app.exams.get("/health").json()
+    assert body["status"] == "healthy" and set(body["checks"]) == {"database", "identity", "cache"}
+    assert body["timestamp"] and body["data"]["status"] == "healthy"
+    body = exams_app.exams.get("/").json()
+    assert body["name"] and body["version"] and body["status"] == "running"
+    assert body["data"]["name"] == body["name"]
