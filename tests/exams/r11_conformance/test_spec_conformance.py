@@ -93,3 +93,42 @@ def test_health_and_info_bodies_are_the_spec_fields(exams_app):
     body = exams_app.exams.get("/").json()
     assert body["name"] and body["version"] and body["status"] == "running"
     assert body["data"]["name"] == body["name"]
+
+
+def test_no_credential_at_all_is_401_missing_auth_token(tenant):
+    """Errors: MISSING_AUTH_TOKEN 401 "No bearer header"; ATTEMPT_TOKEN_INVALID 403 "Guest token
+    missing or wrong". A call with neither a bearer token nor a guest credential (share code to
+    start, attempt token) to the guest-capable attempt routes is unauthenticated: 401, not a 400
+    about guest fields nor the guest-token 403. A guest's attempt without its token stays 403."""
+    app, st = tenant.app, tenant.students[0]
+    q = tenant.question(**mcq("Q", correct="A"))
+    t = tenant.test([q["id"]], allow_guests=1)
+    a = tenant.start(t)
+    g = tenant.guest(t)
+
+    def code(r):
+        return r.status, r.json()["error"]
+
+    missing = (401, "MISSING_AUTH_TOKEN")
+    assert code(app.exams.post("/api/attempts", json={"test_id": t["id"], "student_id": st.id})) == missing
+    assert code(app.exams.get("/api/attempts", query={"student_id": st.id})) == missing
+    for method, path, body in (
+            ("get", f"/api/attempts/{a['id']}", None), ("get", f"/api/attempt-answers/{a['id']}", None),
+            ("post", "/api/attempt-answers", [{"attempt_id": a["id"], "question_id": q["id"], "selected_option": "A"}]),
+            ("post", f"/api/attempts/{a['id']}/answers", {"question_id": q["id"], "student_answer": "A"}),
+            ("post", "/api/rpc/submit-attempt", {"attempt_id": a["id"], "time_taken": 5}),
+            ("post", f"/api/attempts/{a['id']}/submit", None), ("get", f"/api/attempts/{a['id']}/report", None),
+            ("post", "/api/proctoring/events", {"attempt_id": a["id"], "event_type": "TAB_SWITCH"}),
+            ("get", "/api/proctoring/events", None)):
+        kw = {"json": body} if body is not None else {}
+        if path == "/api/proctoring/events" and method == "get":
+            kw = {"query": {"attempt_id": a["id"]}}
+        assert code(getattr(app.exams, method)(path, **kw)) == missing, (method, path)
+    # a wrong attempt token is presented: 403, as for a guest's attempt without (or with a wrong) token
+    r = app.exams.get(f"/api/attempts/{a['id']}", query={"attempt_token": "nope"})
+    assert code(r) == (403, "ATTEMPT_TOKEN_INVALID")
+    assert code(app.exams.get(f"/api/attempts/{g['id']}")) == (403, "ATTEMPT_TOKEN_INVALID")
+    assert app.exams.get(f"/api/attempts/{g['id']}", query={"attempt_token": g["attempt_token"]}).status == 200
+    # and nothing happened to the student's attempt
+    r = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers)
+    assert r.status == 200 and r.json()["data"]["status"] == "in_progress"

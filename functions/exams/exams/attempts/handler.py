@@ -11,7 +11,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, identity, optional_auth, principal, require, signed_in
 from ..identity.reads import RouteRequest, declare, read_with_auth
 from . import reads
 
@@ -46,6 +46,10 @@ def start_attempt():
     body = parse_model(StartIn, json_object(router))
     p = principal(router)
     client = None
+    if p is None and not body.share_code and identity(router) is None:
+        from .access import missing_auth  # no bearer token and no share code: nothing presented
+
+        raise missing_auth("a guest's share_code")
     if p is None:
         client = GuestClient(header(router, "x-guest-token") or cookies(router).get(GUEST_COOKIE) or None,
                              client_ip(router), header(router, "user-agent") or "")

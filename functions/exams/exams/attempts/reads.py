@@ -9,7 +9,7 @@ from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
 from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_student
 from . import repository as repo
-from .access import authorize, load, not_found
+from .access import authorize, load, missing_auth, not_found
 from .views import answer_view, detail, present
 
 
@@ -42,6 +42,8 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
     if p is None:
         from ..tests import repository as trepo
 
+        if not token:
+            raise missing_auth()
         if not attempt_id:
             raise ValidationFailed("Guests list their attempt with attempt_id and attempt_token",
                                    fields={"attempt_id": "Required for guests"})
