@@ -132,3 +132,51 @@ def test_no_credential_at_all_is_401_missing_auth_token(tenant):
     # and nothing happened to the student's attempt
     r = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers)
     assert r.status == 200 and r.json()["data"]["status"] == "in_progress"
+
+
+def test_package_request_takes_the_spec_package_names(exams_app, exam_users):
+    """Plans and packages: Base, Basic, Standard, Professional, Placement Drive (the request body is
+    not shown; the service's field is package_type): the display names are accepted as written."""
+    client = exam_users.client(name="Buyer", plan_id="free")
+    ca = exam_users.client_admin(client["id"])
+    for name, kind in (("Placement Drive", "placement_drive"), ("Basic", "basic"), ("standard", "standard"),
+                       ("placement-drive", "placement_drive")):
+        r = exams_app.exams.post("/api/packages/request", json={"package_type": name}, headers=ca.headers)
+        assert r.status == 201, r.text
+        assert r.json()["data"]["package_type"] == kind and r.json()["data"]["status"] == "requested"
+    r = exams_app.exams.post("/api/packages/request", json={"package_type": "Gold"}, headers=ca.headers)
+    assert r.status == 400 and r.json()["details"][0]["field"] == "package_type"
+
+
+def test_attempt_limit_under_the_name_of_its_error_details(tenant):
+    """ATTEMPT_LIMIT_EXCEEDED 400, details allowed_attempts, current_attempts; the test setting's
+    name is not shown: `allowed_attempts` (the detail's name) sets the same limit as
+    `attempts_allowed`."""
+    app, st = tenant.app, tenant.students[0]
+    q = tenant.question(**mcq("Q", correct="A"))
+    t = tenant.test([q["id"]], allowed_attempts=1)
+    assert t["attempts_allowed"] == 1
+    a = tenant.start(t)
+    assert app.exams.post(f"/api/attempts/{a['id']}/submit", headers=st.headers).status == 200
+    r = app.exams.post("/api/attempts", json={"test_id": t["id"], "student_id": st.id}, headers=st.headers)
+    assert r.status == 400 and r.json()["error"] == "ATTEMPT_LIMIT_EXCEEDED"
+    assert r.json()["details"] == {"allowed_attempts": 1, "current_attempts": 1}
+    draft = tenant.test([q["id"]], publish=False)
+    r = app.exams.put(f"/api/tests/{draft['id']}", json={"allowed_attempts": 3}, headers=tenant.ca.headers)
+    assert r.status == 200 and r.json()["data"]["attempts_allowed"] == 3
+
+
+def test_answer_batch_of_one_sent_bare(tenant):
+    """POST /api/attempt-answers: "body is an array (batch) of attempt answers"; one answer sent as
+    a bare object is taken as a batch of one (an object that is not an answer stays a 400)."""
+    app, st = tenant.app, tenant.students[0]
+    q = tenant.question(**mcq("Q", correct="A"))
+    a = tenant.start(tenant.test([q["id"]]))
+    r = app.exams.post("/api/attempt-answers", headers=st.headers,
+                       json={"attempt_id": a["id"], "question_id": q["id"], "selected_option": "A",
+                             "marked_for_review": True})
+    assert r.status == 200 and r.json()["data"]["saved"] == 1, r.text
+    [saved] = app.exams.get(f"/api/attempt-answers/{a['id']}", headers=st.headers).json()["data"]
+    assert saved["selected_option"] == "A" and saved["marked_for_review"] is True
+    r = app.exams.post("/api/attempt-answers", headers=st.headers, json={"selected_option": "A"})
+    assert r.status == 400 and r.json()["error"] == "VALIDATION_ERROR"

@@ -93,7 +93,8 @@ def get_attempt(attemptId: str):
 
 @router.post("/api/attempt-answers", summary="Save a batch of answers (idempotent upsert)", middlewares=[optional_auth],
              description="Body: an array of {attempt_id, question_id, selected_option, marked_for_review} "
-                         "(one attempt per batch, at most 99 entries).",
+                         "(one attempt per batch, at most 99 entries); `{answers: [...]}` and a single bare "
+                         "entry are accepted too.",
              openapi_extensions=doc(body="exams.attempts.models:BatchAnswers", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_batch():
     from . import answers
@@ -108,6 +109,8 @@ def save_batch():
     data = safe_json_loads(raw)
     if isinstance(data, dict) and isinstance(data.get("answers"), list):
         data = data["answers"]
+    elif isinstance(data, dict) and "attempt_id" in data and "question_id" in data:
+        data = [data]  # one answer sent bare: a batch of one
     if not isinstance(data, list):
         raise ValidationFailed("Body must be an array of answers", fields={"body": "Must be an array"})
     entries = [parse_model(BatchAnswer, d) for d in data]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AliasChoices, ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
@@ -49,7 +49,10 @@ class TestFields(Model):
     scheduled_start: str | None = None
     scheduled_end: str | None = None
     timezone: str | None = Field(default=None, max_length=64)
-    attempts_allowed: int | None = Field(default=None, ge=0, le=1000)
+    attempts_allowed: int | None = Field(
+        default=None, ge=0, le=1000, validation_alias=AliasChoices("attempts_allowed", "allowed_attempts"),
+        description="Attempts per student or guest identity, 0 = unlimited (also accepted as `allowed_attempts`, "
+                    "the name of ATTEMPT_LIMIT_EXCEEDED's detail)")
     camera_required: bool | None = None
     passing_percentage: float | None = Field(default=None, ge=0, le=100)
     active_status: Flag | None = None
