@@ -180,3 +180,43 @@ def test_answer_batch_of_one_sent_bare(tenant):
     assert saved["selected_option"] == "A" and saved["marked_for_review"] is True
     r = app.exams.post("/api/attempt-answers", headers=st.headers, json={"selected_option": "A"})
     assert r.status == 400 and r.json()["error"] == "VALIDATION_ERROR"
+
+
+def test_a_test_built_from_its_question_folder(tenant):
+    """Tests are built from a question bank; Test.folder_id is the "Question folder", and which
+    questions belong to a test is otherwise not shown. A test created with a folder_id and no
+    question list takes that folder's questions (the tenant's, in creation order) when published."""
+    app, st = tenant.app, tenant.students[0]
+    q1 = tenant.question(**mcq("In 1", correct="A"), folder_id="unit-1")
+    q2 = tenant.question(**mcq("In 2", correct="B"), folder_id="unit-1")
+    tenant.question(**mcq("Elsewhere", correct="A"), folder_id="unit-10")
+    tenant.question(**mcq("No folder", correct="A"))
+    r = app.exams.post("/api/tests", json={"test_name": "By folder", "timer": 10, "folder_id": "unit-1",
+                                           "show_results_after_submission": True},
+                       headers=tenant.ca.headers)
+    assert r.status == 201, r.text
+    t = r.json()["data"]
+    r = app.exams.post(f"/api/tests/{t['id']}/publish", headers=tenant.ca.headers)
+    assert r.status == 200, r.text
+    pub = r.json()["data"]
+    assert pub["status"] == "published" and pub["question_count"] == 2
+    assert pub["question_ids"] == [q1["id"], q2["id"]]
+    a = tenant.start(pub)
+    detail = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers).json()["data"]
+    assert {q["id"] for q in detail["questions"]} == {q1["id"], q2["id"]}
+    r = app.exams.post("/api/attempt-answers", headers=st.headers,
+                       json=[{"attempt_id": a["id"], "question_id": q1["id"], "selected_option": "A"},
+                             {"attempt_id": a["id"], "question_id": q2["id"], "selected_option": "B"}])
+    assert r.status == 200, r.text
+    r = app.exams.post("/api/rpc/submit-attempt", json={"attempt_id": a["id"], "time_taken": 30}, headers=st.headers)
+    assert r.status == 200 and r.json()["data"]["score"] == 2 and r.json()["data"]["total_marks"] == 2
+    # the same folder later: a clone keeps the questions the test was published with
+    r = app.exams.post("/api/rpc/clone-test", json={"test_id": t["id"]}, headers=tenant.ca.headers)
+    assert r.status == 201 and r.json()["data"]["question_ids"] == [q1["id"], q2["id"]]
+    # an empty folder still cannot be published; explicit question_ids win over the folder
+    r = app.exams.post("/api/tests", json={"test_name": "Empty", "timer": 10, "folder_id": "nothing-here"},
+                       headers=tenant.ca.headers)
+    r = app.exams.post(f"/api/tests/{r.json()['data']['id']}/publish", headers=tenant.ca.headers)
+    assert r.status == 400 and r.json()["details"]["reason"] == "no_questions"
+    t2 = tenant.test([q2["id"]], folder_id="unit-1")
+    assert t2["question_ids"] == [q2["id"]] and t2["question_count"] == 1

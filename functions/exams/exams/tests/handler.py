@@ -66,7 +66,9 @@ def update_test(testId: str):
              description="Snapshots the paper and the answer key (at most 500 questions). Bound (issue 23 rule 3): "
                          "the snapshots are cut into items of at most 300 KB and written in one transaction; a "
                          "test whose content exceeds DynamoDB's 4 MB transaction is refused whole with 413 "
-                         "`PAYLOAD_TOO_LARGE` (nothing published).",
+                         "`PAYLOAD_TOO_LARGE` (nothing published). A test with a `folder_id` and neither "
+                         "`question_ids` nor `sections` is built from that folder of the question bank: its "
+                         "questions (creation order, at most 500) become the test's `question_ids`.",
              openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 413, 503)))
 def publish_test(testId: str):
     return ok(service.publish(signed_in(router), testId), "Test published")
