@@ -220,3 +220,30 @@ def test_a_test_built_from_its_question_folder(tenant):
     assert r.status == 400 and r.json()["details"]["reason"] == "no_questions"
     t2 = tenant.test([q2["id"]], folder_id="unit-1")
     assert t2["question_ids"] == [q2["id"]] and t2["question_count"] == 1
+
+
+def test_saved_answers_and_recorded_events_carry_their_record_fields(tenant):
+    """Attempt answer fields: attempt_id, question_id, selected_option, marked_for_review.
+    Proctoring event fields: attempt_id, test_id, event_type, evidence (+ severity/score per the
+    table): the saved-answer rows and the recorded event name their attempt (and test)."""
+    app, st = tenant.app, tenant.students[0]
+    q = tenant.question(**mcq("Q", correct="A"))
+    t = tenant.test([q["id"]])
+    a = tenant.start(t)
+    r = app.exams.post("/api/attempt-answers", headers=st.headers,
+                       json=[{"attempt_id": a["id"], "question_id": q["id"], "selected_option": "B",
+                              "marked_for_review": True}])
+    assert r.status == 200, r.text
+    [row] = app.exams.get(f"/api/attempt-answers/{a['id']}", headers=st.headers).json()["data"]
+    assert {k: row[k] for k in ("attempt_id", "question_id", "selected_option", "marked_for_review")} == {
+        "attempt_id": a["id"], "question_id": q["id"], "selected_option": "B", "marked_for_review": True}
+    [inline] = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers).json()["data"]["answers"]
+    assert inline["attempt_id"] == a["id"]
+    body = {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"}
+    r = app.exams.post("/api/proctoring/events", json=body, headers=st.headers)
+    d = r.json()["data"]
+    assert r.status == 201 and (d["attempt_id"], d["test_id"], d["event_type"], d["severity"], d["score"]) == (
+        a["id"], t["id"], "TAB_SWITCH", "LOW", 1) and d["created_at"]
+    r = app.exams.post("/api/proctoring/events", json=body, headers=st.headers)  # within 30 s: de-duplicated
+    d = r.json()["data"]
+    assert r.status == 200 and d["duplicate"] is True and (d["attempt_id"], d["test_id"]) == (a["id"], t["id"])

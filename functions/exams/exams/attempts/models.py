@@ -107,6 +107,7 @@ class AttemptDetail(AttemptOut):
 class SavedAnswer(Model):
     model_config = ConfigDict(extra="allow")
 
+    attempt_id: str
     question_id: str
     selected_option: Any = None
     student_answer: Any = None

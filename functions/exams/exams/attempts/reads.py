@@ -31,7 +31,7 @@ def get_answers(p: Principal | None, attempt_id: str, token: str | None) -> list
     if not a:
         raise not_found(attempt_id)
     authorize(p, a, token)
-    return [answer_view(x) for x in answers.values()]
+    return [answer_view(x, a["id"]) for x in answers.values()]
 
 
 def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str | None, attempt_id: str | None,
