@@ -51,6 +51,13 @@ def ok(data: Any = None, message: str = "OK", status: int = 200, headers: dict[s
     return json_response(status, {"data": data, "message": message}, headers=headers, cookies=cookies)
 
 
+def ok_flat(data: dict, message: str = "OK", status: int = 200) -> Response:
+    """``{data, message}`` plus the payload's own fields at the top level, for the routes whose spec
+    body is flat (``GET /health`` ``{status}``, ``GET /`` ``{name, version, status}``): a client of
+    either form reads them."""
+    return json_response(status, {**data, "data": data, "message": message})
+
+
 def paginated(items: list, pagination: dict, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     return json_response(200, {"data": items, "pagination": pagination, **extra}, headers=headers)
 

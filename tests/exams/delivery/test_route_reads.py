@@ -224,10 +224,11 @@ def test_proctoring_events_read_the_attempt_with_authentication(exams_app, exam_
 
 
 def _no_token_error(app, attempt_id):
-    """What the route answers an anonymous caller (the route's own check, no batch involved)."""
-    from exams.attempts.access import token_invalid
+    """What the route answers an anonymous caller (the route's own check, no batch involved): a
+    student's attempt with no credential at all is 401 MISSING_AUTH_TOKEN (round 11)."""
+    from exams.attempts.access import missing_auth
 
-    return token_invalid().code
+    return missing_auth().code
 
 
 # ------------------------------------------------------------------ the hand-over's guarantees

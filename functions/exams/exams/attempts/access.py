@@ -21,6 +21,13 @@ def token_invalid() -> ApiError:
     return ApiError("Attempt token is missing or invalid", code="ATTEMPT_TOKEN_INVALID", status=403)
 
 
+def missing_auth(guest_credential: str = "a guest's attempt_token") -> ApiError:
+    """No credential at all (spec: MISSING_AUTH_TOKEN 401 "No bearer header"): neither a bearer token
+    nor the guest's credential (the attempt token; the share code to start)."""
+    return ApiError(f"Authorization bearer token (or {guest_credential}) is required",
+                    code="MISSING_AUTH_TOKEN", status=401)
+
+
 def already_submitted(a: dict) -> ApiError:
     return ApiError("This attempt has already been submitted", code="DUPLICATE_ANSWER_SUBMISSION", status=409,
                     details={"attempt_id": a["id"], "submitted_at": a.get("submitted_at"),
@@ -28,14 +35,16 @@ def already_submitted(a: dict) -> ApiError:
 
 
 def authorize(p: Principal | None, a: dict, token: str | None, *, write: bool = False) -> None:
-    """Guests: the attempt token (constant-time hash comparison). Students: their own attempts.
-    Client admins: their tenant's attempts, read-only. Super admins: everything."""
+    """Guests: the attempt token (constant-time hash comparison; missing or wrong: 403
+    ATTEMPT_TOKEN_INVALID). Students: their own attempts (no bearer token and no attempt token:
+    401 MISSING_AUTH_TOKEN). Client admins: their tenant's attempts, read-only. Super admins:
+    everything."""
     if a.get("is_guest") and (p is None or token):
         if not token or not constant_time_equals(sha256_hex(token), a.get("token_hash") or ""):
             raise token_invalid()
         return
-    if p is None:
-        raise token_invalid()
+    if p is None:  # a student's attempt: its owner signs in (no token either: nothing was presented)
+        raise token_invalid() if token else missing_auth()
     if p.is_super_admin:
         return
     ensure_object_tenant(p, a.get("client_id"))

@@ -11,7 +11,7 @@ from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
 from ..http import build_app, lambda_entry, ok, paginated
-from ..identity import CLIENT_ADMIN, SUPER_ADMIN, optional_auth, principal, require, signed_in
+from ..identity import CLIENT_ADMIN, SUPER_ADMIN, identity, optional_auth, principal, require, signed_in
 from ..identity.reads import RouteRequest, declare, read_with_auth
 from . import reads
 
@@ -24,11 +24,12 @@ def attempt_token() -> str | None:
     return query(router, "attempt_token") or header(router, "x-attempt-token")
 
 
-@router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code + guest_name)",
+@router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code, optional guest_name)",
              middlewares=[optional_auth],
              description="Students start their own attempt; client admins and super admins start one for a "
                          "student of the test's tenant (`student_id` required; 404 `STUDENT_NOT_FOUND` otherwise). "
-                         "Guests: `share_code` + `guest_name`; send back the `guest_token` of an earlier start "
+                         "Guests: `share_code` (required; `test_id` optional and then checked against it) and "
+                         "an optional `guest_name` (default `Guest`); send back the `guest_token` of an earlier start "
                          "in the `X-Guest-Token` header (or the `exam_guest` cookie). One guest attempt in "
                          "progress per guest identity (409 `GUEST_ATTEMPT_IN_PROGRESS`), `attempts_allowed` per "
                          "identity, guest start rates per share code and per share code per IP (429), and a "
@@ -45,6 +46,10 @@ def start_attempt():
     body = parse_model(StartIn, json_object(router))
     p = principal(router)
     client = None
+    if p is None and not body.share_code and identity(router) is None:
+        from .access import missing_auth  # no bearer token and no share code: nothing presented
+
+        raise missing_auth("a guest's share_code")
     if p is None:
         client = GuestClient(header(router, "x-guest-token") or cookies(router).get(GUEST_COOKIE) or None,
                              client_ip(router), header(router, "user-agent") or "")
@@ -88,7 +93,8 @@ def get_attempt(attemptId: str):
 
 @router.post("/api/attempt-answers", summary="Save a batch of answers (idempotent upsert)", middlewares=[optional_auth],
              description="Body: an array of {attempt_id, question_id, selected_option, marked_for_review} "
-                         "(one attempt per batch, at most 99 entries).",
+                         "(one attempt per batch, at most 99 entries); `{answers: [...]}` and a single bare "
+                         "entry are accepted too.",
              openapi_extensions=doc(body="exams.attempts.models:BatchAnswers", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SaveResult", errors=(409, 503)))
 def save_batch():
     from . import answers
@@ -103,6 +109,8 @@ def save_batch():
     data = safe_json_loads(raw)
     if isinstance(data, dict) and isinstance(data.get("answers"), list):
         data = data["answers"]
+    elif isinstance(data, dict) and "attempt_id" in data and "question_id" in data:
+        data = [data]  # one answer sent bare: a batch of one
     if not isinstance(data, list):
         raise ValidationFailed("Body must be an array of answers", fields={"body": "Must be an array"})
     entries = [parse_model(BatchAnswer, d) for d in data]

@@ -12,10 +12,12 @@ from ..apidoc import CursorPageQuery
 class StartIn(Model):
     model_config = ConfigDict(extra="ignore")
 
-    test_id: str | None = Field(default=None, max_length=64)
+    test_id: str | None = Field(default=None, max_length=64, description=(
+        "Students and admins: the test. Guests may send it too; it must then be the share code's test"))
     student_id: str | None = Field(default=None, max_length=128)
-    share_code: str | None = Field(default=None, max_length=16)
-    guest_name: str | None = Field(default=None, max_length=100)
+    share_code: str | None = Field(default=None, max_length=16, description="Guests: required (8 characters)")
+    guest_name: str | None = Field(default=None, max_length=100, description=(
+        "Guests: optional display name (default `Guest`)"))
 
 
 class _AnswerBase(Model):
@@ -35,9 +37,10 @@ class SingleAnswer(_AnswerBase):
     student_answer: str | list[str] | bool | None = None
 
 
-#: ``time_taken`` as the client reports it (spec: an integer, unit not shown; kept as information,
-#: the server measures its own): a number from 0 to 10^12 (seconds or milliseconds for decades);
-#: anything else is a 400 naming the field, never a value DynamoDB refuses.
+#: ``time_taken`` as the client reports it (spec: an integer supplied by the client on submit, unit
+#: not shown; answered back as the attempt's ``time_taken``, while the server's own measurement is
+#: ``server_time_taken``): a number from 0 to 10^12 (seconds or milliseconds for decades); anything
+#: else is a 400 naming the field, never a value DynamoDB refuses.
 ClientTimeTaken = Annotated[float | None, Field(default=None, ge=0, le=10**12)]
 
 
@@ -77,7 +80,12 @@ class AttemptOut(Model):
     deadline: str | None = None
     remaining_seconds: float | None = None
     submitted_at: str | None = None
-    time_taken: float | None = None
+    time_taken: float | None = Field(default=None, description=(
+        "Once submitted: the `time_taken` the client supplied on submit (spec; unit not shown), or the "
+        "server's measurement when the client gave none"))
+    server_time_taken: float | None = Field(default=None, description=(
+        "Once submitted: seconds from start to submission measured by the server (capped at the deadline "
+        "+ grace); analytics and the report use this one"))
     score: float | None = None
     total_marks: float | None = None
     percentage: float | None = None
@@ -99,6 +107,7 @@ class AttemptDetail(AttemptOut):
 class SavedAnswer(Model):
     model_config = ConfigDict(extra="allow")
 
+    attempt_id: str
     question_id: str
     selected_option: Any = None
     student_answer: Any = None

@@ -9,7 +9,7 @@ from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
 from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_student
 from . import repository as repo
-from .access import authorize, load, not_found
+from .access import authorize, load, missing_auth, not_found
 from .views import answer_view, detail, present
 
 
@@ -31,7 +31,7 @@ def get_answers(p: Principal | None, attempt_id: str, token: str | None) -> list
     if not a:
         raise not_found(attempt_id)
     authorize(p, a, token)
-    return [answer_view(x) for x in answers.values()]
+    return [answer_view(x, a["id"]) for x in answers.values()]
 
 
 def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str | None, attempt_id: str | None,
@@ -42,6 +42,8 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
     if p is None:
         from ..tests import repository as trepo
 
+        if not token:
+            raise missing_auth()
         if not attempt_id:
             raise ValidationFailed("Guests list their attempt with attempt_id and attempt_token",
                                    fields={"attempt_id": "Required for guests"})

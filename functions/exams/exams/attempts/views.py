@@ -54,6 +54,10 @@ def present(a: dict, test: dict | None, p: Principal | None) -> dict:
                                  "submit_reason", "test_name")}
     out["is_guest"] = bool(a.get("is_guest"))
     out["attempt_token"] = None
+    if a.get("time_taken") is not None:  # spec: time_taken is the client's, supplied on submit
+        out["server_time_taken"] = a["time_taken"]
+        if a.get("client_time_taken") is not None:
+            out["time_taken"] = a["client_time_taken"]
     if a.get("status") == "in_progress":
         out["remaining_seconds"] = paper.remaining_seconds(float(a["deadline_ts"]), now)
         out["current_section"] = (a.get("sections") or [{}])[paper.current_section_index(a, now)].get("id")
@@ -71,8 +75,10 @@ def present(a: dict, test: dict | None, p: Principal | None) -> dict:
     return out
 
 
-def answer_view(ans: dict) -> dict:
-    return {"question_id": ans["question_id"], "selected_option": ans.get("answer"),
+def answer_view(ans: dict, attempt_id: str) -> dict:
+    """A saved answer: the spec's attempt answer {attempt_id, question_id, selected_option,
+    marked_for_review}, plus ``student_answer`` (the same value) and ``saved_at``."""
+    return {"attempt_id": attempt_id, "question_id": ans["question_id"], "selected_option": ans.get("answer"),
             "student_answer": ans.get("answer"), "marked_for_review": bool(ans.get("marked_for_review")),
             "saved_at": ans.get("saved_at")}
 
@@ -95,7 +101,7 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
                         "lock_navigation": s.get("lock_navigation"),
                         "closes_at": paper.iso_at(a["started_ts"] + s["end_offset"])
                         if s.get("end_offset") is not None else None} for s in a.get("sections") or []]
-    out["answers"] = [answer_view(x) for x in answers.values()]
+    out["answers"] = [answer_view(x, a["id"]) for x in answers.values()]
     if a.get("status") == "submitted" and results_visible(p, test) and (test or {}).get("allow_review", 1):
         out["results"] = joined_results(a.get("results"), answers)
     return out

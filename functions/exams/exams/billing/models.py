@@ -53,11 +53,14 @@ class SubscriptionRequestCreate(Model):
 class PackageRequestCreate(Model):
     model_config = ConfigDict(extra="forbid")
 
-    package_type: str
+    package_type: str = Field(description=(
+        "base, basic, standard, professional or placement_drive; the spec's display names (`Basic`, "
+        "`Placement Drive`) are accepted too"))
 
     @field_validator("package_type")
     @classmethod
     def _type(cls, v: str) -> str:
+        v = "_".join(v.strip().lower().replace("-", " ").split())  # "Placement Drive" → placement_drive
         if v not in PACKAGE_TYPES:
             raise ValueError(f"package_type must be one of {', '.join(PACKAGE_TYPES)}")
         return v

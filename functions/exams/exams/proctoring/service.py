@@ -115,9 +115,9 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
             repo.delete_evidence(ev["evidence_key"])
         cur = attempts.load(a["id"])
         marker = repo.dedup_marker(a["id"], et) or {}
-        return {"id": marker.get("event_id"), "event_type": et, "severity": rule.severity, "score": 0,
-                "risk_score": int(cur.get("risk_score") or 0), "duplicate": True,
-                "attempt_status": cur["status"]}, False
+        return {"id": marker.get("event_id"), "attempt_id": a["id"], "test_id": a["test_id"], "event_type": et,
+                "severity": rule.severity, "score": 0, "risk_score": int(cur.get("risk_score") or 0),
+                "duplicate": True, "attempt_status": cur["status"]}, False
     except Exception:
         # the record failed: its object is orphaned unless the event was written after all
         if ev.get("evidence_key") and repo.event_absent(a["id"], ev):
@@ -141,8 +141,9 @@ def record_event(p: Principal | None, token: str | None, body: dict[str, Any]) -
     arepo.bump_activity(clock.today(), a["client_id"], events=1)
     record("proctoring.event", "attempt", a["id"], user_id=a.get("student_id"), client_id=a["client_id"],
            metadata={"event_type": et, "severity": rule.severity, "risk_score": risk, "auto_submitted": auto})
-    out = {"id": event_id, "event_type": et, "severity": rule.severity, "score": rule.score, "risk_score": risk,
-           "duplicate": False, "attempt_status": cur["status"], "auto_submitted": auto}
+    out = {"id": event_id, "attempt_id": a["id"], "test_id": a["test_id"], "event_type": et,
+           "severity": rule.severity, "score": rule.score, "risk_score": risk, "duplicate": False,
+           "attempt_status": cur["status"], "auto_submitted": auto, "created_at": ev["created_at"]}
     if evidence_url:
         out["evidence_url"] = evidence_url
         out["evidence_url_expires_in"] = s.evidence_url_ttl_seconds

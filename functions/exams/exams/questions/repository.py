@@ -113,6 +113,20 @@ def page(client_id: str, folder_id: str | None, *, page: int, limit: int, cursor
     return [strip_keys(i) for i in items], nxt
 
 
+def folder_question_ids(client_id: str, folder_id: str, most: int) -> list[str]:
+    """Ids of the tenant's questions in ``folder_id``, in creation order, at most ``most`` (a test
+    built from its folder: bounded by the test's question cap, never by the bank's size)."""
+    out: list[str] = []
+    cursor = None
+    while len(out) < most:
+        items, cursor = table().query(f"QBANK#{client_id}", index="gsi1", sk_prefix=f"F#{folder_id}#",
+                                      limit=most - len(out), cursor=cursor, forward=True)
+        out.extend(i["id"] for i in items)
+        if not cursor:
+            break
+    return out[:most]
+
+
 def count_key(client_id: str, folder_id: str | None) -> tuple[str, str]:
     """The key of the list's total: of a folder, or of the tenant (``META``)."""
     return f"QCOUNT#{client_id}", f"F#{folder_id}" if folder_id else "META"

@@ -17,15 +17,18 @@ ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
 
 
 @router.get("/api/tests", summary="List tests, or look one up by share code (public)", middlewares=[optional_auth],
-            description="With `share_code` (no token needed) returns `data` = the test's public fields, or 404 "
-                        "INVALID_SHARE_CODE. Otherwise paginated tests of a tenant (client_id required for super "
-                        "admins; filters status, folder_id; page, limit, cursor).",
-            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestListOrLookup", errors=(503,)))
+            description="Paginated tests. With `share_code` (no token needed): the one test of that code, its "
+                        "public fields only, as a page of one (404 INVALID_SHARE_CODE for an unknown code). "
+                        "Otherwise the tests of a tenant (client_id required for super admins; filters status, "
+                        "folder_id; page, limit, cursor).",
+            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestOut",
+                                   paginated=True, errors=(503,)))
 def list_tests():
     code = query(router, "share_code")
-    if code is not None:
-        return ok(service.by_share_code(code))
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
+    if code is not None:  # the spec's "Paginated tests" also for the share-code lookup: a page of one
+        found = service.by_share_code(code)
+        return paginated([found] if req.page == 1 else [], page_meta(req, 1), next_cursor=None)
     items, total, nxt = service.list_tests(principal(router), client_id=query(router, "client_id"),
                                            status=query(router, "status"), folder_id=query(router, "folder_id"),
                                            page=req.page, limit=req.limit, cursor=query(router, "cursor"),
@@ -63,7 +66,9 @@ def update_test(testId: str):
              description="Snapshots the paper and the answer key (at most 500 questions). Bound (issue 23 rule 3): "
                          "the snapshots are cut into items of at most 300 KB and written in one transaction; a "
                          "test whose content exceeds DynamoDB's 4 MB transaction is refused whole with 413 "
-                         "`PAYLOAD_TOO_LARGE` (nothing published).",
+                         "`PAYLOAD_TOO_LARGE` (nothing published). A test with a `folder_id` and neither "
+                         "`question_ids` nor `sections` is built from that folder of the question bank: its "
+                         "questions (creation order, at most 500) become the test's `question_ids`.",
              openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 413, 503)))
 def publish_test(testId: str):
     return ok(service.publish(signed_in(router), testId), "Test published")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field, RootModel, field_validator
+from pydantic import AliasChoices, ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
@@ -49,7 +49,10 @@ class TestFields(Model):
     scheduled_start: str | None = None
     scheduled_end: str | None = None
     timezone: str | None = Field(default=None, max_length=64)
-    attempts_allowed: int | None = Field(default=None, ge=0, le=1000)
+    attempts_allowed: int | None = Field(
+        default=None, ge=0, le=1000, validation_alias=AliasChoices("attempts_allowed", "allowed_attempts"),
+        description="Attempts per student or guest identity, 0 = unlimited (also accepted as `allowed_attempts`, "
+                    "the name of ATTEMPT_LIMIT_EXCEEDED's detail)")
     camera_required: bool | None = None
     passing_percentage: float | None = Field(default=None, ge=0, le=100)
     active_status: Flag | None = None
@@ -95,12 +98,9 @@ class TestOut(Model):
 
 
 class TestListQuery(CursorPageQuery):
-    share_code: str | None = Field(default=None, description="Public lookup: data is one test's public fields")
+    share_code: str | None = Field(default=None, description=(
+        "Public lookup (no token): a page of one, that test's public fields"))
     client_id: str | None = Field(default=None, description="Required for super admins")
     status: Literal["draft", "published", "archived"] | None = None
     folder_id: str | None = None
 
-
-class TestListOrLookup(RootModel[list[TestOut] | TestOut]):
-    """``GET /api/tests``: a page of tests (with ``pagination``), or with ``share_code`` one test's
-    public fields (with ``message``)."""

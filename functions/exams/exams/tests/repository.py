@@ -117,12 +117,15 @@ def update_fields(t: dict, changes: dict, *, expected_status: str, expected_vers
     return new
 
 
-def publish(t: dict, key: dict, paper: list[dict], now: str) -> dict:
+def publish(t: dict, key: dict, paper: list[dict], now: str, *, question_ids: list[str] | None = None) -> dict:
+    """``question_ids``: the questions the test was built with on publish (from its folder), kept on it."""
     new = {**t, "status": "published", "published_at": now, "updated_at": now}
+    built = {"question_ids": question_ids} if question_ids is not None else {}
+    new.update(built)
     ops: list[dict] = [
         {"update": (f"TEST#{t['id']}", "META"),
          "set": {"status": "published", "published_at": now, "updated_at": now, **_index_keys(new),
-                 "version": int(t.get("version") or 0) + 1, "question_count": len(paper)},
+                 "version": int(t.get("version") or 0) + 1, "question_count": len(paper), **built},
          "condition": "#st = :d AND attribute_not_exists(deleted_at)", "names": {"#st": "status"},
          "values": {":d": "draft"}},
         *_count_ops(t["client_id"], {"s:draft": -1, "s:published": 1}),

@@ -332,6 +332,13 @@ def publish(p: Principal, test_id: str) -> dict:
     if t["status"] != "draft":
         raise state_conflict("draft", t["status"])
     qids = all_question_ids(t)
+    built = None
+    if not qids and not t.get("sections") and t.get("folder_id"):  # spec: folder_id "Question folder"
+        built = qids = qrepo.folder_question_ids(t["client_id"], t["folder_id"], MAX_TEST_QUESTIONS + 1)
+        if len(qids) > MAX_TEST_QUESTIONS:
+            raise ApiError(f"The folder holds more than {MAX_TEST_QUESTIONS} questions; choose question_ids",
+                           code="INVALID_TEST_CONFIGURATION", status=400,
+                           details={"reason": "too_many_questions", "limit": MAX_TEST_QUESTIONS})
     if not qids:
         raise bad_config("no_questions", "A test needs at least one question before it is published")
     questions = qrepo.get_many(qids)
@@ -357,7 +364,7 @@ def publish(p: Principal, test_id: str) -> dict:
                                                 "option_c", "option_d", "marks", "difficulty")})
     now = clock.now_iso()
     try:
-        new = repo.publish(t, key, paper, now)
+        new = repo.publish(t, key, paper, now, question_ids=built)
     except ConditionFailed:
         cur = repo.get(test_id, consistent=True) or t
         raise state_conflict("draft", cur["status"]) from None
