@@ -197,3 +197,26 @@ def test_notification_feed(eng, intern_users):
         _ann(c, admin, title=f"n{i}")
     feed = c.get("/api/notifications", headers=s.headers).json()["notifications"]
     assert len(feed) == 20 and feed[0]["title"] == "n24"
+
+
+def test_delivery_channels_always_carry_the_four_booleans(eng, intern_users):
+    """Spec, Announcement (admin shape): delivery_channels is an object of booleans dashboard, email, banner,
+    popup. A POST naming some of them stored and returned only those (round 11); the others now take their
+    defaults, and a PUT naming some changes those and keeps the rest."""
+    c = eng.internships
+    admin = intern_users.staff("admin")
+    a = _ann(c, admin, delivery_channels={"email": True})
+    assert a["delivery_channels"] == {"dashboard": True, "email": True, "banner": False, "popup": False}
+    r = c.put(f"/api/admin/announcements/{a['id']}", json={"delivery_channels": {"popup": True}},
+              headers=admin.headers)
+    assert r.status == 200, r.text
+    assert r.json()["announcement"]["delivery_channels"] == {"dashboard": True, "email": True, "banner": False,
+                                                             "popup": True}
+    r = c.put(f"/api/admin/announcements/{a['id']}", json={"delivery_channels": {}}, headers=admin.headers)
+    assert r.json()["announcement"]["delivery_channels"] == {"dashboard": True, "email": True, "banner": False,
+                                                             "popup": True}
+    got = c.get(f"/api/admin/announcements/{a['id']}", headers=admin.headers).json()["announcement"]
+    assert got["delivery_channels"]["popup"] is True
+    s = intern_users.student()
+    seen = c.get("/api/announcements", headers=s.headers).json()["announcements"][0]
+    assert seen["deliveryChannels"] == {"dashboard": True, "email": True, "banner": False, "popup": True}

@@ -117,6 +117,21 @@ def test_jobs_end_to_end(eng, feeds, intern_users):
     assert r.json()["deleted"] == 3 and c.get("/api/admin/jobs", headers=admin.headers).json()["total"] == 0
 
 
+def test_refresh_takes_the_query_from_the_body_or_the_query_string(eng, feeds, intern_users):
+    """Spec: POST /api/admin/jobs/refresh | query (string) | Refreshes one query. A client may send it as
+    the body's ``query`` or as ``?query=``; neither is 400 (round 11)."""
+    srv, base = feeds
+    c = eng.internships
+    admin = intern_users.staff("admin")
+    r = c.post("/api/admin/jobs/refresh", query={"query": "django"}, headers=admin.headers)
+    assert r.status == 200, r.text
+    assert r.json()["added"] == 1 and any(h.startswith("/api?what=django") for h in srv.hits)
+    r = c.post("/api/admin/jobs/refresh", json={"query": "flask"}, query={"query": "django"}, headers=admin.headers)
+    assert r.status == 200 and any(h.startswith("/api?what=flask") for h in srv.hits)
+    assert c.post("/api/admin/jobs/refresh", headers=admin.headers).status == 400
+    assert c.post("/api/admin/jobs/refresh", query={"query": ""}, headers=admin.headers).status == 400
+
+
 def test_fetch_refuses_private_addresses_outside_local_and_caps_size(eng, feeds, monkeypatch):
     srv, base = feeds
     from internships.jobs.fetch import FetchError, fetch

@@ -5,6 +5,8 @@ and returns ``limit`` of them plus an opaque cursor for the next page. The walk 
 bounded: at most ``MAX_EVALUATED`` items are read for one request, so a deep page
 of a heavily filtered list answers 400 and asks for the cursor instead.
 ``count_items`` counts with ``Select=COUNT`` pages, also bounded.
+The items come back without their storage keys (``pk``, ``sk``, ``gsi*``, as ``store.clean`` drops them), as the
+single-item reads return them; the cursor is built from the keys before they are dropped.
 """
 from __future__ import annotations
 
@@ -21,6 +23,10 @@ MAX_COUNT_PAGES = 40
 
 def table() -> Table:
     return Table(settings().table_name)
+
+
+def _clean(item: dict) -> dict:
+    return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 
 def decode(cursor: str | None) -> dict | None:
@@ -50,7 +56,7 @@ def page_items(pk_value: str, *, index: str | None = None, sk_prefix: str | None
             if skip:
                 skip -= 1
                 continue
-            out.append(it)
+            out.append(_clean(it))
             if len(out) == limit:
                 # resume after the last returned item (its key attributes form the cursor)
                 keys = ["pk", "sk"] + ([f"{index}pk", f"{index}sk"] if index else [])

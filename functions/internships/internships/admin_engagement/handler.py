@@ -140,12 +140,16 @@ def fetch_rss():
 
 @router.post("/api/admin/jobs/refresh", middlewares=JOBS, summary="Refresh one search query",
              openapi_extensions=doc(body=_M + "JobsRefresh", response=_M + "FetchOut"),
-             description="Body {query}; 400 without it or when no search API is configured.")
+             description="Body {query}, or the query string ?query= (the spec's request is 'query (string)'; "
+                         "the body wins when both are sent); 400 without it or when no search API is configured.")
 def refresh_jobs():
     from ..jobs import service as jobs  # lazily: only the jobs routes
     from .models import JobsRefresh
 
-    body = parse_model(JobsRefresh, json_object(router))
+    data = json_object(router, required=False)
+    if "query" not in data and router.current_event.get_query_string_value("query") is not None:
+        data = {**data, "query": router.current_event.get_query_string_value("query")}
+    body = parse_model(JobsRefresh, data)
     return _fetch_result("refresh", jobs.refresh(body.query))
 
 

@@ -19,7 +19,8 @@ class SiteSettingsUpdate(Model):
                                      description=phones.DESCRIPTION + ' "" clears it.')
     siteAddress: Optional[str] = Field(None, max_length=500)
     maintenanceMode: Optional[StrictBool] = None
-    maxEnrollmentsPerStudent: Optional[StrictInt] = Field(None, ge=1, le=50)
+    maxEnrollmentsPerStudent: Optional[StrictInt] = Field(None, ge=1, le=50,
+                                                          description="1-50; null removes the cap")
 
     @field_validator("siteName", "sitePhone", "siteAddress")
     @classmethod
@@ -32,9 +33,9 @@ class SiteSettingsUpdate(Model):
         """The service's one phone rule (E.164); ``""`` clears it, null is refused like every setting."""
         return v if v is None else phones.optional(v) or ""
 
-    @field_validator("*")
+    @field_validator("siteName", "siteEmail", "sitePhone", "siteAddress", "maintenanceMode")
     @classmethod
-    def _not_null(cls, v):
+    def _not_null(cls, v):  # maxEnrollmentsPerStudent: null removes the cap (its default)
         if v is None:
             raise ValueError("must not be null")
         return v
@@ -46,7 +47,7 @@ class SiteSettings(Model):
     sitePhone: str
     siteAddress: str
     maintenanceMode: bool
-    maxEnrollmentsPerStudent: int
+    maxEnrollmentsPerStudent: Optional[int] = Field(None, description="null: no cap")
 
 
 class ExportRequest(Model):

@@ -2,6 +2,8 @@
 
 JOURNEY reads ``maxEnrollmentsPerStudent``; ENGAGE reads ``siteEmail`` (counselor address).
 A missing key reads as its default. POST merges the given keys; any other key is 400.
+``maxEnrollmentsPerStudent`` defaults to ``None``: no cap, which is what enrollment enforces when
+nothing is stored (``enrollments.service``); ``null`` clears a cap.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ def defaults() -> dict[str, Any]:
     from ..settings import settings
 
     return {"siteName": "Internship Programme", "siteEmail": settings().sender_email, "sitePhone": "",
-            "siteAddress": "", "maintenanceMode": False, "maxEnrollmentsPerStudent": 1}
+            "siteAddress": "", "maintenanceMode": False, "maxEnrollmentsPerStudent": None}
 
 
 def current() -> dict[str, Any]:

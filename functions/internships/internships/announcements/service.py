@@ -189,6 +189,8 @@ def _check(a: dict) -> None:
 
 def create(admin_id: str, body: AnnouncementCreate) -> dict:
     data = body.model_dump(exclude_unset=True)
+    if body.delivery_channels is not None:  # all four channels: the ones not given take their defaults
+        data["delivery_channels"] = body.delivery_channels.model_dump()
     now = clock.now_iso()
     a = {**defaults(), **{k: v for k, v in data.items() if v is not None}, "id": ids.sortable_id(),
          "created_by": admin_id, "created_at": now, "updated_at": now}
@@ -217,6 +219,9 @@ def update(admin_id: str, ann_id: str, body: AnnouncementUpdate) -> dict:
               "delivery_channels", "send_email", "target_domains"):
         if k in changes and changes[k] is None:
             raise BadRequest(f"{k} cannot be null")
+    if changes.get("delivery_channels") is not None:  # the channels given change; the others keep theirs
+        changes["delivery_channels"] = {**defaults()["delivery_channels"], **(current.get("delivery_channels") or {}),
+                                        **changes["delivery_channels"]}
     new = {**current, **changes, "updated_at": clock.now_iso()}
     _check(new)
     if not repo.replace({k: v for k, v in new.items() if not k.startswith("gsi") and k not in ("pk", "sk")},
