@@ -8,7 +8,8 @@ one JSON line per invocation to ``<path>``:
      "calls": {"dynamodb.GetItem": 2}, "total": 2, "ddb": 2, "items_read": 2, "items_scanned": 0,
      "ms": 12.3}
 
-``kind`` is ``http`` for a front request (``route`` is the template's route key, or
+``kind`` is ``http`` for a front request (``route`` is the template's route key, an alias
+twin's authoritative one (``GET /api/v1/health`` is logged as ``GET /health``), or
 ``<unmatched>`` for a 404 no route matched; the front's local ``/openapi.json`` and ``/docs``
 are not logged), ``queue`` for a batch an SQS poller delivered, ``schedule`` for a schedule
 tick and ``invoke`` for anything else (``make invoke``); for those three ``route`` is the

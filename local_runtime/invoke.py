@@ -195,7 +195,8 @@ def dispatch(svc: Any, method: str, path: str, raw_query: str, headers: dict[str
     if cost is None:
         return _dispatch(svc, method, path, raw_query, headers, body, source_ip=source_ip, invoker=invoker)
     match = svc.match(method, path)
-    with cost.record("http", svc.name, match[0].route_key if match else "<unmatched>") as entry:
+    # an alias twin (/api/v1/...) is logged under its authoritative route, so the two forms do not split
+    with cost.record("http", svc.name, match[0].canonical_key if match else "<unmatched>") as entry:
         try:
             result = _dispatch(svc, method, path, raw_query, headers, body, source_ip=source_ip, invoker=invoker,
                                match=match)

@@ -74,7 +74,8 @@ def service_document(svc: Service) -> dict:
 
 def _finalize(service: str, doc: dict) -> dict:
     """Resolve the routes' ``lambdakit.openapi.doc`` markers with the service's conventions
-    (error body schema, success envelope, validation status) from ``<service>.http``."""
+    (error body schema, success envelope, validation status; optional ``OPENAPI_DESCRIPTION``
+    and ``OPENAPI_SERVERS``) from ``<service>.http``."""
     from lambdakit.openapi import finalize
 
     try:
@@ -83,8 +84,15 @@ def _finalize(service: str, doc: dict) -> dict:
         return doc  # a service without conventions (e.g. the runtime's own fixture app)
     if not hasattr(http, "OPENAPI_ERROR_SCHEMA") or not hasattr(http, "openapi_wrap"):
         return doc
-    return finalize(doc, error_schema=http.OPENAPI_ERROR_SCHEMA, wrap_success=http.openapi_wrap,
-                    validation_status=getattr(http, "VALIDATION_STATUS", 422))
+    doc = finalize(doc, error_schema=http.OPENAPI_ERROR_SCHEMA, wrap_success=http.openapi_wrap,
+                   validation_status=getattr(http, "VALIDATION_STATUS", 422),
+                   description=getattr(http, "OPENAPI_DESCRIPTION", None))
+    # a service serving its routes under an alias prefix too (campaigns' /api/v1) states it once
+    # as a second server instead of listing every path twice
+    if getattr(http, "OPENAPI_SERVERS", None):
+        doc = {"openapi": doc["openapi"], "info": doc["info"], "servers": list(http.OPENAPI_SERVERS),
+               **{k: v for k, v in doc.items() if k not in ("openapi", "info")}}
+    return doc
 
 
 def main() -> None:

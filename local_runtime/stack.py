@@ -19,6 +19,9 @@ class Route:
     function: str  # logical id
     regex: re.Pattern = field(repr=False, default=None)  # type: ignore[assignment,arg-type]
     params: list[str] = field(default_factory=list)
+    #: For an alias twin (``<prefix><path>``, the template's ``Metadata.RouteAliasPrefixes``): the
+    #: authoritative unprefixed path it mirrors; ``None`` for an ordinary route.
+    alias_of: str | None = None
 
     def __post_init__(self) -> None:
         parts, self.params = [], []
@@ -33,7 +36,14 @@ class Route:
 
     @property
     def route_key(self) -> str:
+        """API Gateway's route key (what the event's ``routeKey`` carries)."""
         return f"{self.method} {self.path}"
+
+    @property
+    def canonical_key(self) -> str:
+        """The route key of the authoritative route: an alias twin's unprefixed one (labels such
+        as the cost log's ``route`` use it, so the two forms do not split)."""
+        return f"{self.method} {self.alias_of or self.path}"
 
     @property
     def specificity(self) -> tuple[int, int]:
@@ -63,6 +73,14 @@ class Service:
     template: dict
     functions: dict[str, Function]
     routes: list[Route]
+    #: ``Metadata.RouteAliasPrefixes`` of the template: every route is also declared under each
+    #: (``tools/route_aliases.py``); the function's resolver strips the prefix.
+    alias_prefixes: list[str] = field(default_factory=list)
+
+    @property
+    def canonical_routes(self) -> list[Route]:
+        """The routes without their alias twins (what docs, tables and checks enumerate)."""
+        return [r for r in self.routes if r.alias_of is None]
 
     def resources_of(self, *types: str) -> dict[str, dict]:
         return {k: v for k, v in self.template.get("Resources", {}).items() if v.get("Type") in types}
@@ -130,6 +148,7 @@ def service_dirs(root_template: dict | None = None, base: Path = ROOT) -> dict[s
 def load_service(name: str, directory: Path) -> Service:
     t = cfn.load(directory / "template.yaml")
     g = (t.get("Globals") or {}).get("Function") or {}
+    aliases = [str(p).rstrip("/") for p in ((t.get("Metadata") or {}).get("RouteAliasPrefixes") or [])]
     functions: dict[str, Function] = {}
     routes: list[Route] = []
     for lid, res in t.get("Resources", {}).items():
@@ -150,9 +169,11 @@ def load_service(name: str, directory: Path) -> Service:
         for ev in fn.events.values():
             if ev.get("Type") == "HttpApi":
                 ep = ev.get("Properties") or {}
-                routes.append(Route(ep.get("Method", "ANY").upper(), ep.get("Path", "/$default"), lid))
+                path = ep.get("Path", "/$default")
+                alias_of = next((path[len(a):] for a in aliases if path.startswith(a + "/")), None)
+                routes.append(Route(ep.get("Method", "ANY").upper(), path, lid, alias_of=alias_of))
     routes.sort(key=lambda r: r.specificity, reverse=True)
-    return Service(name=name, dir=directory, template=t, functions=functions, routes=routes)
+    return Service(name=name, dir=directory, template=t, functions=functions, routes=routes, alias_prefixes=aliases)
 
 
 def load_all(root_template: Path | None = None) -> dict[str, Service]:

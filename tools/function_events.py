@@ -62,7 +62,7 @@ def event_of(svc, lid: str, fn) -> dict:
     if "SQS" in kinds:
         queue = next(e["Properties"]["Queue"]["Fn::GetAtt"][0] for e in fn.events.values() if e.get("Type") == "SQS")
         return sqs_event(svc.name, lid, queue, SQS_BODIES[(svc.name, lid)])
-    routes = [r for r in svc.routes if r.function == lid]
+    routes = [r for r in svc.canonical_routes if r.function == lid]  # not an /api/v1 alias twin
     if routes:
         pick = PREFERRED_ROUTE.get((svc.name, lid))
         route = next((r for r in routes if r.route_key == pick), None) or next(

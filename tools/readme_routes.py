@@ -24,7 +24,7 @@ def table(service) -> str:
             spec.add((parts[1], parts[2]))
     rows = ["| function (one Lambda) | routes |", "|---|---|"]
     by_fn: dict[str, list[str]] = {}
-    for r in sorted(service.routes, key=lambda r: (r.path, r.method)):
+    for r in sorted(service.canonical_routes, key=lambda r: (r.path, r.method)):
         mark = "" if not spec or (r.method, r.path) in spec else " *(added)*"
         by_fn.setdefault(r.function, []).append(f"`{r.method} {r.path}`{mark}")
     for fn, routes in by_fn.items():
@@ -34,6 +34,9 @@ def table(service) -> str:
         ev = service.functions[lid].events
         kinds = sorted({e.get("Type") for e in ev.values()})
         rows.append(f"| {lid.removesuffix('Function')} | *{', '.join(kinds) or 'no events'} worker* |")
+    for prefix in service.alias_prefixes:
+        rows.append(f"\nEvery route above is also served, identically, at `{prefix}` + its path "
+                    f"(same function, auth and answers); the unprefixed paths are authoritative.")
     return "\n".join(rows)
 
 

@@ -61,6 +61,41 @@ def test_no_route_declared_twice(name):
     assert len(keys) == len(set(keys))
 
 
+#: API Gateway HTTP API: at most 300 routes per API (default quota).
+HTTP_API_ROUTE_QUOTA = 300
+
+
+@pytest.mark.parametrize("name", sorted(SVCS))
+def test_route_count_well_under_the_http_api_quota(name):
+    assert len(SVCS[name].routes) <= HTTP_API_ROUTE_QUOTA // 2, len(SVCS[name].routes)
+
+
+def test_only_campaigns_declares_an_alias_prefix():
+    assert {n: s.alias_prefixes for n, s in SVCS.items() if s.alias_prefixes} == {"campaigns": ["/api/v1"]}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SVCS.items() if s.alias_prefixes))
+def test_every_route_has_its_alias_twin(name):
+    """Every HttpApi route of a service with ``Metadata.RouteAliasPrefixes`` has, per prefix, a twin
+    ``<prefix><path>`` with the same method on the same function, and every prefixed route is such
+    a twin (``python tools/route_aliases.py <service>`` adds missing twins); the functions' resolver
+    strips the same prefixes (``<service>.http.API_ALIAS_PREFIX``)."""
+    svc = SVCS[name]
+    canonical = {(r.method, r.path): r.function for r in svc.canonical_routes}
+    twins = {(r.method, r.path): (r.function, r.alias_of) for r in svc.routes if r.alias_of is not None}
+    for prefix in svc.alias_prefixes:
+        for (method, path), function in canonical.items():
+            assert twins.get((method, prefix + path)) == (function, path), f"{method} {path}: no {prefix} twin on {function}"
+    for (method, _path), (function, alias_of) in twins.items():
+        assert canonical.get((method, alias_of)) == function, f"{method} {_path}: twin of no route of {function}"
+    assert len(svc.routes) == len(canonical) * (1 + len(svc.alias_prefixes))
+    http = importlib.import_module(f"{name}.http")
+    assert svc.alias_prefixes == [http.API_ALIAS_PREFIX]
+    for fn_lid in {f for f in canonical.values()}:
+        _, module, _ = _import_handler(name, fn_lid)
+        assert module.app._strip_prefixes == svc.alias_prefixes, f"{fn_lid}: resolver does not strip the prefix"
+
+
 def test_health_routes_exist():
     assert SVCS["campaigns"].match("GET", "/health")
     assert SVCS["exams"].match("GET", "/health") and SVCS["exams"].match("GET", "/")
@@ -96,7 +131,9 @@ KNOWN_DRIFT: dict[tuple[str, str], str] = {}
 def test_template_routes_equal_handler_routes(service, lid):
     """No drift either way: every template route has a handler route and vice versa."""
     fn, module, _ = _import_handler(service, lid)
-    declared = {(r.method, r.path) for r in SVCS[service].routes if r.function == lid}
+    # an alias twin (/api/v1<path>, test_every_route_has_its_alias_twin) is served by the handler's
+    # route for <path> (the resolver strips the prefix), not by a route of its own
+    declared = {(r.method, r.path) for r in SVCS[service].canonical_routes if r.function == lid}
     registered = _registered_routes(module)
     assert registered, f"{fn.handler}: module has no resolver `app` with routes"
     assert declared - registered == set(), f"in the template, not in {fn.handler}"

@@ -4,6 +4,10 @@ Success: ``{success: true, data, message, timestamp}``.
 Error:   ``{success: false, error: {code, message, details}, timestamp}``; ``details`` is always an
 object (``{}`` when there is nothing to add); validation details are keyed by field name;
 ``VALIDATION_ERROR`` is 422.
+
+Paths: the unprefixed paths are authoritative; every route also answers, identically, under
+``API_ALIAS_PREFIX`` (``/api/v1``): Powertools strips the prefix before matching (``strip_prefixes``)
+and the template declares an ``/api/v1`` twin of every HttpApi route (docs/campaigns-architecture.md).
 """
 from __future__ import annotations
 
@@ -43,8 +47,14 @@ def _route_not_found(method: str, path: str) -> ApiError:
     return ApiError(f"Route {method} {path} not found", code="NOT_FOUND", status=404)
 
 
+#: Every route is also served under this prefix (same function, auth, scopes, limits and answers);
+#: the template's ``Metadata.RouteAliasPrefixes`` names the same prefix for API Gateway's twins.
+API_ALIAS_PREFIX = "/api/v1"
+
+
 def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
-    app = make_resolver(render_error, validation_status=422, not_found=_route_not_found)
+    app = make_resolver(render_error, validation_status=422, not_found=_route_not_found,
+                        strip_prefixes=[API_ALIAS_PREFIX])
     for r in routers:
         app.include_router(r)
     return app
@@ -56,6 +66,16 @@ def lambda_entry(app: APIGatewayHttpResolver):
 
 # ---------------------------------------------------------------- OpenAPI conventions
 VALIDATION_STATUS = 422
+#: The document lists each path once (unprefixed, authoritative) and states the alias here.
+OPENAPI_SERVERS: list[dict] = [
+    {"url": "/", "description": "Authoritative paths (no version prefix)"},
+    {"url": API_ALIAS_PREFIX, "description": f"Alias: every path of this document also answers at {API_ALIAS_PREFIX} "
+                                             "+ the path, identically (not deprecated)"}]
+OPENAPI_DESCRIPTION = (f"The paths below, without a version prefix, are authoritative. Every one of them is also served "
+                       f"at {API_ALIAS_PREFIX} + the same path (e.g. GET {API_ALIAS_PREFIX}/health, DELETE "
+                       f"{API_ALIAS_PREFIX}/contacts/{{id}}) with the same authentication, scopes, rate limits and "
+                       f"answers; neither form is deprecated (docs/campaigns-architecture.md, \"Paths and the "
+                       f"{API_ALIAS_PREFIX} alias\").")
 OPENAPI_ERROR_SCHEMA: dict = {
     "type": "object", "required": ["success", "error", "timestamp"],
     "properties": {

@@ -12,7 +12,7 @@ import json
 import logging
 import re
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Sequence, Union
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -273,6 +273,7 @@ def make_resolver(
     not_found: Callable[[str, str], ApiError] | None = None,
     enable_validation: bool = False,
     server_error_code: str = "SERVER_ERROR",
+    strip_prefixes: Sequence[str] = (),
 ) -> APIGatewayHttpResolver:
     """A resolver wired with the service's error format.
 
@@ -280,8 +281,15 @@ def make_resolver(
     errors as raised, request validation as ``ValidationFailed`` (status
     ``validation_status``), unknown routes as ``not_found``, anything else as a
     500 with code ``server_error_code`` and no internals.
+
+    ``strip_prefixes`` (Powertools' own option): path prefixes the resolver removes before
+    matching, so ``<prefix><route>`` is answered by ``<route>`` with the same path parameters
+    (e.g. ``["/api/v1"]``: an alias of every route; API Gateway must route the prefixed paths
+    to the function too). The not-found hook still gets the path as requested.
     """
-    app = APIGatewayHttpResolver(enable_validation=enable_validation, serializer=dumps)
+    prefixes: list[str | re.Pattern] = list(strip_prefixes)
+    app = APIGatewayHttpResolver(enable_validation=enable_validation, serializer=dumps,
+                                 strip_prefixes=prefixes or None)
     # for observability.http_handler's last-resort 500 (an exception escaping the resolver)
     app.lambdakit_render_error = render_error  # type: ignore[attr-defined]
     app.lambdakit_server_error_code = server_error_code  # type: ignore[attr-defined]

@@ -61,6 +61,22 @@ def export(api, params: dict) -> requests.Response:
     return f
 
 
+def test_api_v1_alias_through_the_front(rt, api):
+    """Every route also answers at /api/v1 + its path (docs/campaigns-architecture.md): the front
+    routes the template's twins to the same functions, which strip the prefix."""
+    assert data(api.get("/api/v1/health"))["status"] == "healthy"
+    plain, prefixed = api.get("/api", key=None).json(), api.get("/api/v1/api", key=None).json()
+    assert prefixed["error"] == plain["error"] and prefixed["error"]["code"] == "AUTH_REQUIRED"
+    c = data(api.post("/api/v1/contacts", json={"email": unique("v1")}), 201)
+    assert data(api.get(f"/api/v1/contacts/{c['id']}"))["email"] == data(api.get(f"/contacts/{c['id']}"))["email"]
+    assert data(api.delete(f"/api/v1/contacts/{c['id']}")) == {"id": c["id"], "deleted": True}
+    assert api.get(f"/contacts/{c['id']}").status_code == 404
+    assert "campaigns" in data(api.get("/api/v1/campaigns", params={"limit": 1}))
+    r = api.get("/api/v1/no/such/route")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "NOT_FOUND"
+    assert [s["url"] for s in requests.get(api.base + "/openapi.json", timeout=30).json()["servers"]] == ["/", "/api/v1"]
+
+
 def test_audience_routes_through_the_front(rt, api):
     me = data(api.get("/api"))
     assert me["plan"] == "pro" and "settings:write" in me["scopes"] and "email:send" in me["scopes"]
