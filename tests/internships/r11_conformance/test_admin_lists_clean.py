@@ -25,7 +25,7 @@ def test_admin_lists_carry_no_storage_keys(internships_app, intern_users, intern
         ms = c.get("/api/milestones", headers=s.headers, query={"enrollmentId": e["id"]}).json()["milestones"]
         assert c.post(f"/api/milestones/{ms[0]['id']}/submit", headers=s.headers,
                       json={"submissionNotes": "My first milestone work"}).status == 200
-        assert c.post(f"/api/admin/enrollments/{e['id']}/approve", headers=sa.headers).status == 200
+        assert c.post(f"/api/admin/enrollments/{e['id']}/approve", headers=sa.headers, json={"force": True}).status == 200
     assert c.post("/api/leads", json={"name": "Asha", "domain": "Web", "duration": "1 month",
                                       "phone": "9876543210"}).status == 200
     assert c.post("/api/admin/announcements", headers=sa.headers, json={"title": "t", "content": "c"}).status == 201
