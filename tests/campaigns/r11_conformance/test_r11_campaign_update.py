@@ -60,3 +60,48 @@ def test_defaults_follow_the_models():
     for key, model in (("audience", models.Audience), ("schedule", models.Schedule),
                        ("tracking", models.Tracking), ("settings", models.Settings)):
         assert NESTED_DEFAULTS[key] == model.model_construct().model_dump(mode="json"), key
+
+
+def test_a_concurrent_update_is_merged_not_lost(camp, monkeypatch):
+    """Two partial updates race: the one whose write lands second was merged onto what it read,
+    which the first one has changed meanwhile. Its write is conditioned on the campaign's edit
+    revision, so it is merged again onto the newer campaign: both changes survive (even within one
+    millisecond: a counter, not updated_at)."""
+    from campaigns.campaign import repository as camp_repo
+
+    cid = _create(camp, subject="Hi", settings=SETTINGS)
+    real, raced = camp_repo.update_fields, []
+
+    def racing(*args, **kw):
+        if not raced:  # the other update lands between this one's read and its write
+            raced.append(kw.get("read_rev"))
+            assert camp.put(f"/campaigns/{cid}", json={"settings": {"reply_to": "desk@example.com"}}).status == 200
+        return real(*args, **kw)
+
+    monkeypatch.setattr(camp_repo, "update_fields", racing)
+    r = camp.put(f"/campaigns/{cid}", json={"settings": {"from_name": "Team"}})
+    assert r.status == 200, r.text
+    assert raced == [0]
+    for d in (r.json()["data"], camp.get(f"/campaigns/{cid}").json()["data"]):
+        assert d["settings"]["from_name"] == "Team" and d["settings"]["reply_to"] == "desk@example.com"
+        assert d["settings"]["from_email"] == SETTINGS["from_email"]
+
+
+def test_an_update_that_keeps_losing_the_race_is_a_conflict(camp, monkeypatch):
+    """After ``UPDATE_TRIES`` merges that each met a newer campaign: 409 CONFLICT, nothing written."""
+    from campaigns.campaign import repository as camp_repo
+    from campaigns.campaign import service as camp_service
+
+    cid = _create(camp, subject="Hi", settings=SETTINGS)
+    real, tries = camp_repo.update_fields, []
+
+    def always_beaten(*args, **kw):
+        tries.append(kw.get("read_rev"))
+        camp_repo.table().update(*camp_repo.key(cid), add={"edit_rev": 1})  # another writer, every time
+        return real(*args, **kw)
+
+    monkeypatch.setattr(camp_repo, "update_fields", always_beaten)
+    r = camp.put(f"/campaigns/{cid}", json={"settings": {"from_name": "Team"}})
+    assert r.status == 409 and r.json()["error"]["code"] == "CONFLICT", r.text
+    assert tries == [0, 1, 2] and len(tries) == camp_service.UPDATE_TRIES
+    assert camp.get(f"/campaigns/{cid}").json()["data"]["settings"]["from_name"] == SETTINGS["from_name"]

@@ -47,7 +47,9 @@ def get_campaign(id: str):
 
 @router.put("/campaigns/<id>", middlewares=WRITE, summary="Update a draft or scheduled campaign (partial)",
             description="Fields not given keep their values, also inside settings and tracking (null clears one); "
-                        "audience, schedule and ab_test are given whole (their type decides which fields count).",
+                        "audience, schedule and ab_test are given whole (their type decides which fields count). "
+                        "An update that raced another is merged again onto the newer campaign; 409 CONFLICT "
+                        "after 3 lost races.",
             openapi_extensions=doc(body="campaigns.campaign.models:CampaignBody", response="campaigns.campaign.models:CampaignOut", errors=(409,)))
 def update_campaign(id: str):
     from .models import CampaignBody

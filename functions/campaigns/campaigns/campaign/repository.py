@@ -65,16 +65,45 @@ def get_many(cids: list[str]) -> dict[str, dict]:
     return {i["id"]: i for i in table().batch_get([key(c) for c in cids])}
 
 
-def update_fields(cid: str, changes: dict, *, allowed: list[str], remove: list[str] | None = None) -> dict:
+class Stale(Conflict):
+    """The campaign changed between the read and the write of an update (another update won)."""
+
+    def __init__(self) -> None:
+        super().__init__("The campaign changed while it was being updated; read it and try again")
+
+
+#: ``update_fields(read_rev=ANY_REV)``: no check of the edit revision.
+ANY_REV = -1
+
+
+def update_fields(cid: str, changes: dict, *, allowed: list[str], remove: list[str] | None = None,
+                  read_rev: int = ANY_REV) -> dict:
+    """Write ``changes`` while the status is one of ``allowed`` and, unless ``ANY_REV``, the
+    campaign's ``edit_rev`` (one more on every such write; absent = 0) is still ``read_rev``, the
+    revision the caller merged its changes onto: ``Stale`` when another update came in between
+    (a counter, not ``updated_at``: two updates can share a millisecond), ``InvalidState`` /
+    ``NotFound`` as found."""
     cond = "#st IN (" + ", ".join(f":s{i}" for i in range(len(allowed))) + ")"
+    names: dict[str, str] = {"#st": "status"}
+    values: dict[str, object] = {f":s{i}": s for i, s in enumerate(allowed)}
+    add: dict[str, int | float] | None = None
+    if read_rev != ANY_REV:
+        names["#rev"] = "edit_rev"
+        cond += " AND attribute_not_exists(#rev)" if read_rev == 0 else " AND #rev = :rev"
+        if read_rev:
+            values[":rev"] = read_rev
+        add = {"edit_rev": 1}
     try:
-        return table().update(*key(cid), set=changes, remove=remove, condition=cond, must_exist=True,
-                              names={"#st": "status"}, values={f":s{i}": s for i, s in enumerate(allowed)})
+        return table().update(*key(cid), set=changes, add=add, remove=remove, condition=cond, must_exist=True,
+                              names=names, values=values)
     except ConditionFailed as exc:
-        actual = (exc.item or {}).get("status") if exc.item else (get(cid, consistent=True) or {}).get("status")
+        found = exc.item if exc.item else get(cid, consistent=True)
+        actual = (found or {}).get("status")
         if actual is None:
             raise NotFound("Campaign not found") from None
-        raise InvalidState(allowed, actual) from None
+        if actual not in allowed:
+            raise InvalidState(allowed, actual) from None
+        raise Stale() from None
 
 
 def transition(item: dict, allowed: list[str], to: str, *, set: dict | None = None, remove: list[str] | None = None,

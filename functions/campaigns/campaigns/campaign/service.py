@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("campaigns.campaign")
 
 EDITABLE = ["draft", "scheduled"]
+#: How often an update is merged again onto a campaign another update changed meanwhile.
+UPDATE_TRIES = 3
 STAT_KEYS = ("sent", "delivered", "opened", "clicked", "bounced", "unsubscribed")
 #: Every field of the campaign's nested objects with its default (the body models' defaults, kept
 #: here so the read routes need not build the models; a test holds the two equal).
@@ -170,14 +172,36 @@ def view(account_id: str, cid: str) -> dict:
 
 
 def update(account_id: str, cid: str, body: CampaignBody) -> dict:
+    """A partial update, merged onto the stored campaign and written only if no other update came
+    in since the read (the campaign's ``edit_rev``); on such a race it is merged again onto the newer campaign
+    (at most ``UPDATE_TRIES`` times, then 409 ``CONFLICT``), so no concurrent change is lost."""
     item = get_owned(account_id, cid)
     if item["status"] not in EDITABLE:
         raise repo.InvalidState(EDITABLE, item["status"])
     _check_refs(account_id, body)
     _check_sender(account_id, body)
+    for attempt in range(UPDATE_TRIES):
+        if attempt:  # another update won the race: merge onto what it wrote
+            item = get_owned(account_id, cid, consistent=True)
+            if item["status"] not in EDITABLE:
+                raise repo.InvalidState(EDITABLE, item["status"])
+        changes = _changes(item, body)
+        if not changes:
+            return detail(item)
+        try:
+            return detail(repo.update_fields(cid, changes, allowed=EDITABLE, read_rev=int(item.get("edit_rev") or 0)))
+        except repo.Stale:
+            if attempt == UPDATE_TRIES - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _changes(item: dict, body: CampaignBody) -> dict:
+    """The attributes ``body`` changes on ``item`` (empty when it changes nothing)."""
     changes = _dump(body, partial=True)
     if not changes:
-        return detail(item)
+        return {}
+    cid = item["id"]
     # settings and tracking: partial at every depth (the fields not given keep their values).
     # audience, schedule and ab_test: their type decides which fields count, and the body model
     # validated the object given as a whole, so that object replaces the stored one, defaults filled.
@@ -194,7 +218,7 @@ def update(account_id: str, cid: str, body: CampaignBody) -> dict:
     if item["status"] == "scheduled" and "schedule" in changes:
         when = _scheduled_for(changes["schedule"])
         changes.update(scheduled_for=when, gsi3pk="CAMPDUE", gsi3sk=f"{when}#{cid}")
-    return detail(repo.update_fields(cid, changes, allowed=EDITABLE))
+    return changes
 
 
 def list_campaigns(account_id: str, page: str | None, limit: str | None, status: str | None,
