@@ -26,12 +26,18 @@ def _events(v: list[str] | None) -> list[str] | None:
     return list(dict.fromkeys(v))
 
 
+#: A secret of your own: any non-empty string (as GitHub and Mautic take theirs); omitted, one is
+#: generated (``whsec_`` + 256 random bits), which is what we recommend.
+SECRET_DOC = ("Your own signing secret, 1-256 characters (any non-empty string; use at least 32 random "
+              "characters); omitted: a generated whsec_ secret of 256 random bits")
+
+
 class WebhookCreate(Model):
     model_config = ConfigDict(extra="ignore")
     name: str = Field(min_length=1, max_length=200)
     url: str = Field(min_length=8, max_length=2048)
     events: list[str]
-    secret: Optional[str] = Field(default=None, min_length=16, max_length=256)
+    secret: Optional[str] = Field(default=None, min_length=1, max_length=256, description=SECRET_DOC)
     enabled: bool = True
 
     _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
@@ -42,7 +48,7 @@ class WebhookUpdate(Model):
     name: Optional[str] = Field(default=None, min_length=1, max_length=200)
     url: Optional[str] = Field(default=None, min_length=8, max_length=2048)
     events: Optional[list[str]] = None
-    secret: Optional[str] = Field(default=None, min_length=16, max_length=256)
+    secret: Optional[str] = Field(default=None, min_length=1, max_length=256, description=SECRET_DOC)
     enabled: Optional[bool] = None
 
     _v = field_validator("events")(classmethod(lambda cls, v: _events(v)))
@@ -53,7 +59,7 @@ class RotateSecret(Model):
     (generated when omitted). ``grace_period_seconds``: how long deliveries are also signed with
     the previous secret (default 24 h, at most 72 h; 0 ends the old secret now)."""
     model_config = ConfigDict(extra="forbid")
-    secret: Optional[str] = Field(default=None, min_length=16, max_length=256)
+    secret: Optional[str] = Field(default=None, min_length=1, max_length=256, description=SECRET_DOC)
     grace_period_seconds: int = Field(default=86400, ge=0, le=259200)
 
 

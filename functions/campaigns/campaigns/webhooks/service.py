@@ -49,10 +49,15 @@ def validate_url(url: str) -> None:
         raise ValidationFailed("Invalid webhook URL", fields={"url": str(exc)}) from None
 
 
+#: A secret shorter than this is masked whole: its last 4 characters would be much of it.
+MASK_TAIL_FROM = 16
+
+
 def mask(secret: str) -> str:
-    """``whsec_…last4``: enough to tell secrets apart, useless for signing."""
+    """``whsec_…last4``: enough to tell secrets apart, useless for signing; a short secret of your
+    own shows none of its characters (``…``)."""
     head = "whsec_" if secret.startswith("whsec_") else ""
-    return f"{head}…{secret[-4:]}"
+    return f"{head}…{secret[-4:]}" if len(secret) >= MASK_TAIL_FROM else f"{head}…"
 
 
 def _grace(w: dict) -> str | None:
