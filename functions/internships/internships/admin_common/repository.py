@@ -26,6 +26,8 @@ def table() -> Table:
 
 
 def _clean(item: dict) -> dict:
+    """``store.clean``'s rule; not imported, because ``store`` sits above this package
+    (tools/importlinter/internships.ini: ``activity | people | store | http`` over ``admin_common``)."""
     return {k: v for k, v in item.items() if k not in ("pk", "sk") and not k.startswith("gsi")}
 
 

@@ -147,8 +147,8 @@ def refresh_jobs():
     from .models import JobsRefresh
 
     data = json_object(router, required=False)
-    if "query" not in data and router.current_event.get_query_string_value("query") is not None:
-        data = {**data, "query": router.current_event.get_query_string_value("query")}
+    if "query" not in data and query(router, "query") is not None:
+        data = {**data, "query": query(router, "query")}
     body = parse_model(JobsRefresh, data)
     return _fetch_result("refresh", jobs.refresh(body.query))
 
