@@ -37,6 +37,7 @@ dev: $(STAMP)
 	$(PY) -m local_runtime
 
 test: $(STAMP)
+	@$(PY) tools/ensure_apt.py
 	$(PY) -m pytest -q $(if $(filter 0,$(N)),,-n $(N))
 
 # Fault-injection suite, long profile (issue 23): every route case x DynamoDB fault at its
