@@ -181,3 +181,15 @@ def test_every_font_is_embedded_and_qpdf_finds_no_damage(kind, tmp_path):
     check = subprocess.run([qpdf, "--check", str(src)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "No syntax or stream encoding errors found" in check.stdout
+
+
+def test_a_long_issuer_line_stays_clear_of_the_qr_code(tmp_path):
+    from internships.documents.pdf import certificate_pdf
+
+    issuer = "Example Internships and Professional Skills Development Private Limited, Bengaluru Campus"
+    cert = {"certificate_id": "CERT-25-ABCDEF", "student_name": "李雷", "domain_name": "Web Development",
+            "duration": 2, "issue_date": "2025-06-01"}
+    pdf = certificate_pdf(cert, verify_url="https://example.com/verify/CERT-25-ABCDEF", issuer=issuer)
+    assert issuer in _lines(pdf)
+    right = max(b for w, _, b in _words(pdf, tmp_path) if w in ("Professional", "Limited,", "Bengaluru", "Campus"))
+    assert right <= (25 + 297 / 2) * 72 / 25.4  # its half-page cell; the QR code starts at 227 mm

@@ -181,9 +181,10 @@ def certificate_pdf(c: dict, *, verify_url: str, issuer: str, layout: dict | Non
     if lay["signature_name"]:
         lines += ["", lay["signature_name"], lay["signature_title"]]
     lines.append(issuer)
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines):  # clear of the QR code: a long line shrinks to its half page
+        pdf.set_font(fam, "", 11)
         pdf.set_xy(25, base + i * 7)
-        pdf.cell(w / 2, 7, _txt(line, uni))
+        _fit(pdf, w / 2, 7, _txt(line, uni))
     if lay["show_qr"]:
         pdf.image(io.BytesIO(_qr_png(verify_url)), x=w - 70, y=h - 75, w=42, h=42)
         pdf.set_font(fam, "", 8)
