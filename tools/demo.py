@@ -110,7 +110,7 @@ def exams(dev: dict, run: str) -> dict:
     result = api("POST", "/api/rpc/submit-attempt", headers=st, json={"attempt_id": attempt["id"], "time_taken": 300})
     return {"client": client["id"], "client_admin": admin_email, "students": [e for _, e, _ in students],
             "password": PASSWORD, "test_id": test["id"], "share_code": published.get("share_code"),
-            "attempt_id": attempt["id"], "score": f"{result['data']['score']}/{result['data']['total_marks']}"}
+            "attempt_id": attempt["id"], "score": f"{result['data']['score']:g}/{result['data']['total_marks']:g}"}
 
 
 # ---------------------------------------------------------------- campaigns
