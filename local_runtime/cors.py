@@ -29,6 +29,10 @@ from .stack import Service
 _CORS_PREFIX = "access-control-"
 
 
+def _items(c: dict, key: str) -> tuple[str, ...]:
+    return tuple(str(x) for x in (c.get(key) or []) if str(x))
+
+
 @dataclass(frozen=True)
 class CorsConfig:
     allow_origins: tuple[str, ...]
@@ -50,16 +54,12 @@ class CorsConfig:
             c = resolve(raw)  # the templates wrap it in !If: no origins configured, no CORS at all
             if not isinstance(c, dict):
                 return None
-
-            def items(key: str) -> tuple[str, ...]:
-                return tuple(str(x) for x in (c.get(key) or []) if str(x))
-
             age = c.get("MaxAge")
-            return cls(items("AllowOrigins"), tuple(m.upper() for m in items("AllowMethods")),
-                       tuple(h.lower() for h in items("AllowHeaders")),
-                       tuple(h.lower() for h in items("ExposeHeaders")),
+            return cls(_items(c, "AllowOrigins"), tuple(m.upper() for m in _items(c, "AllowMethods")),
+                       tuple(h.lower() for h in _items(c, "AllowHeaders")),
+                       tuple(h.lower() for h in _items(c, "ExposeHeaders")),
                        str(c.get("AllowCredentials", False)).lower() == "true",
-                       int(age) if age not in (None, "") else None)
+                       None if age is None or age == "" else int(age))
         return None
 
     def allowed_origin(self, origin: str) -> str | None:
