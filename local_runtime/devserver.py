@@ -205,8 +205,6 @@ class Runtime:
         self.dev = {"aws": {"endpoint_url": self.endpoint, "region": REGION}}
         for name in self.services:
             block: dict[str, Any] = {"base_url": f"http://{self.host}:{self.fronts[name].port}"}
-            cors = self.fronts[name].cors
-            block["cors_origins"] = list(cors.allow_origins) if cors is not None else []
             module = f"{name}.devseed"
             try:
                 found = importlib.util.find_spec(module) is not None
@@ -218,6 +216,8 @@ class Runtime:
                     block.update(extra or {})
                 except Exception:  # noqa: BLE001 - the service still runs; say why it has no credentials
                     log.exception("%s: devseed failed; its credentials are missing from dev.json", name)
+            cors = self.fronts[name].cors  # after base_url and the devseed fields (dev.json only grows)
+            block["cors_origins"] = list(cors.allow_origins) if cors is not None else []
             if name == "internships" and self.oidc is not None:
                 from .oidc import dev_info
 
