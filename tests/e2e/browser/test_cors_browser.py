@@ -61,6 +61,14 @@ def test_fetch_from_an_allowed_origin_succeeds_and_from_another_is_blocked(brows
     assert ok["me"].get("status") == 200 and ok["me"]["body"]["user"]["email"] == sa["email"], ok
     assert ok["health"] == {"status": 200}, ok
 
+    # a front's own origin is in every service's local default list (no LOCAL_CORS_ORIGINS needed):
+    # from the exams front's /docs page the calls to campaigns and internships (cookies kept) succeed
+    assert e["base_url"] in i["cors_origins"] and e["base_url"] in c["cors_origins"]
+    browser.get(e["base_url"] + "/docs")
+    front = browser.execute_async_script(CALLS, c["base_url"], c["api_key"], e["base_url"], i["base_url"], "", "")
+    assert front["campaigns"].get("status") == 200 and front["exams"].get("status") == 200, front
+    assert front["me"].get("status") == 200 and front["me"]["body"]["user"]["email"] == sa["email"], front
+
     # same browser, same cookies, another origin: every call is blocked by the browser
     browser.get(blocked + "/")
     no = browser.execute_async_script(CALLS, c["base_url"], c["api_key"], e["base_url"], i["base_url"], "", "")
