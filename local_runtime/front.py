@@ -144,7 +144,7 @@ class Front:
         if local is None and self.pages is not None:
             local = self.pages(method, path, raw_query, headers)
         if local is not None:
-            return self._send(h, local, request_headers=headers)
+            return self._send(h, local, head=method == "HEAD", request_headers=headers)
         client_ip = h.client_address[0]
         headers.setdefault("x-forwarded-for", client_ip)
         headers.setdefault("x-forwarded-proto", "http")
