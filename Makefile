@@ -20,12 +20,16 @@ TO ?=
 RATE ?=
 DRY ?=
 STATUS ?=
+# `make dev RATE_LIMITS=off`: lifts the per-address registration/login rate limits (local stage only).
+RATE_LIMITS ?=
+# `make demo`: fills a running `make dev` with a small data set through the API (tools/demo.py).
+DEV_JSON ?= .local/dev.json
 # `make fuzz LONG=1`: the long profile (>= 10,000 cases per service); FUZZ_MAX_EXAMPLES overrides.
 LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -37,7 +41,10 @@ $(STAMP): requirements/dev.lock
 	touch $(STAMP)
 
 dev: $(STAMP)
-	$(PY) -m local_runtime
+	$(if $(RATE_LIMITS),LOCAL_RATE_LIMITS=$(RATE_LIMITS) )$(PY) -m local_runtime
+
+demo: $(STAMP)
+	$(PY) tools/demo.py --dev-json $(DEV_JSON)
 
 test: $(STAMP)
 	@$(PY) tools/ensure_apt.py
