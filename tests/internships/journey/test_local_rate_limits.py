@@ -15,8 +15,8 @@ def _register_many(c, n: int, ip: str) -> list[int]:
 
 
 def test_registration_limit_holds_by_default(internships_app):
-    statuses = _register_many(internships_app.internships, 4, "10.31.0.1")
-    assert statuses[:3] == [200, 200, 200] and statuses[3] == 429
+    statuses = _register_many(internships_app.internships, 7, "10.31.0.1")
+    assert statuses[0] == 200 and 429 in statuses, statuses  # robust to a minute boundary
 
 
 def test_local_stage_lifts_registration_and_login_limits(internships_app, monkeypatch):
@@ -37,5 +37,6 @@ def test_a_deployed_stage_never_honours_the_variable(internships_app, monkeypatc
     from internships.settings import settings
 
     assert settings().local_rate_limits == "off" and settings().rate_limits_lifted is False
-    statuses = _register_many(internships_app.internships, 4, "10.31.0.3")
-    assert statuses[3] == 429, statuses
+    # 7 within at most two fixed one-minute windows (3 each): a 429 even across a minute boundary.
+    statuses = _register_many(internships_app.internships, 7, "10.31.0.3")
+    assert 429 in statuses, statuses
