@@ -96,6 +96,18 @@ def _generator():
     return Generator
 
 
+def _retitled(name: str, schema: dict) -> dict:
+    """A model whose class name another package also uses gets a qualified component name from
+    pydantic (``svc__contacts__models__UploadForm``) but keeps the bare ``title``, and client
+    generators name classes after titles (openapi-python-client refuses the duplicate): the title
+    gets the domain package in front (``ContactsUploadForm``)."""
+    parts = name.split("__")
+    if len(parts) < 3 or schema.get("title") != parts[-1]:
+        return schema
+    domain = "".join(w.capitalize() for w in parts[1].split("_"))
+    return {**schema, "title": domain + parts[-1]}
+
+
 class _Schemas:
     """Every model the routes name, turned into component schemas in one pass, so models
     with the same class name in different packages get distinct components (pydantic
@@ -124,7 +136,7 @@ class _Schemas:
                                         schema_generator=_generator())
         self.refs = dict(refs)
         for name, sub in (defs.get("$defs") or {}).items():
-            components[name] = sub
+            components[name] = _retitled(name, sub)
 
     def ref(self, ref: str, mode: str) -> dict:
         return self.refs[(_model(ref), mode)]
