@@ -1,6 +1,6 @@
 """Write docs/endpoints.txt: every served route, one per line, from the templates.
 
-``python tools/endpoints.py`` (or ``make endpoints``) lists each service's template routes as
+``python tools/endpoints.py`` (also run by ``make openapi``) lists each service's template routes as
 ``service METHOD /path``, marked ``(added)`` when the product specs do not document the route.
 Which routes the specs document is kept in the file itself: a line without ``(added)`` is a spec
 route. The first run took them from the specs' own list (``../shared/specs/endpoints.txt``, outside

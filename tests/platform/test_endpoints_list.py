@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_list_is_what_tools_endpoints_writes():
     assert endpoints.PATH.read_text() == endpoints.render(), (
-        "docs/endpoints.txt is stale: run `python tools/endpoints.py` and commit it")
+        "docs/endpoints.txt is stale: run `make openapi` (or python tools/endpoints.py) and commit it")
 
 
 def test_the_list_equals_the_template_routes():
