@@ -72,8 +72,8 @@ def service_document(svc: Service) -> dict:
         for path, ops in (part.get("paths") or {}).items():
             doc["paths"].setdefault(path, {}).update(ops)
         doc["components"]["schemas"].update(((part.get("components") or {}).get("schemas")) or {})
+    doc = _annotate(svc.name, doc, routes)  # first: a public route (security []) documents no 401/403
     doc = _finalize(svc.name, doc)
-    doc = _annotate(svc.name, doc, routes)
     if not doc.get("components", {}).get("schemas"):
         doc.get("components", {}).pop("schemas", None)
     else:
@@ -115,8 +115,9 @@ def _tag(route: Any) -> tuple[str, str]:
     texts = [importlib.import_module(f"{service}.{domain}").__doc__]
     try:
         texts.append(importlib.import_module(f"{service}.{domain}.handler").__doc__)
-    except ModuleNotFoundError:
-        pass
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{service}.{domain}.handler":
+            raise
     texts.append(importlib.import_module(route.func.__module__).__doc__)
     from lambdakit.openapi import first_paragraph
 
@@ -129,7 +130,9 @@ def _annotate(service: str, doc: dict, routes: list[tuple[str, Any]]) -> dict:
 
     try:
         hooks = importlib.import_module(f"{service}.openapi")
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as exc:
+        if exc.name not in (service, f"{service}.openapi"):
+            raise
         return doc  # a service without hooks (e.g. the runtime's own fixture app)
     return annotate(doc, routes, security_schemes=hooks.SECURITY_SCHEMES, security=hooks.security, tag=_tag)
 

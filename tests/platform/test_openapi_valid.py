@@ -141,3 +141,14 @@ def test_public_is_exactly_what_answers_without_credentials(documents, request, 
         if not ok:
             wrong.append((method, path, op["security"], status))
     assert wrong == [], "\n".join(map(str, wrong))
+
+
+def test_public_operations_document_no_auth_errors(documents):
+    """The standard 401/403 answers follow the derived security, not a hand-kept ``public`` flag:
+    GET /api/proxy-image has no auth middleware and its doc() never said public."""
+    proxy = documents["internships"]["paths"]["/api/proxy-image"]["get"]
+    assert proxy["security"] == [] and not {"401", "403"} & set(proxy["responses"])
+    for service, doc in documents.items():
+        for method, path, op in _ops(doc):
+            if op["security"] != []:
+                assert "401" in op["responses"], (service, method, path)

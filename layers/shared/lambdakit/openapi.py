@@ -191,7 +191,9 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                 responses[code] = {"description": "Success", "content": {"application/json": {
                     "schema": wrap_success(schemas.ref(ref, "serialization"), {"status": int(code)})}}}
             errs = set(info.get("errors") or ())
-            errs.update(s for s in STANDARD_ERRORS if not (info.get("public") and s in (401, 403)))
+            # public: the route's doc says so, or its derived security is [] (``annotate`` ran first)
+            public = info.get("public") or op.get("security") == []
+            errs.update(s for s in STANDARD_ERRORS if not (public and s in (401, 403)))
             if info.get("body") or info.get("query") or info.get("form") or op.get("parameters"):
                 errs.add(validation_status)
             notes = info.get("notes") or {}
