@@ -96,6 +96,7 @@ fuzz: $(STAMP)
 
 openapi: $(STAMP)
 	$(PY) -m local_runtime.openapi --out docs/openapi
+	$(PY) tools/endpoints.py
 
 validate: $(STAMP)
 	for t in template.yaml functions/*/template.yaml; do $(VENV)/bin/sam validate --lint --template-file $$t || exit 1; done

@@ -39,7 +39,7 @@ DOCS_HTML = """<!doctype html>
 """
 DOCS_INIT = """window.onload = function () {
   window.ui = SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true,
-    validatorUrl: null, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    validatorUrl: null, persistAuthorization: true, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     layout: "StandaloneLayout"});
 };
 """

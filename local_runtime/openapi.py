@@ -5,6 +5,13 @@ Every HTTP function's handler module exposes a Powertools resolver (``app``); it
 functions of a service are merged (paths and component schemas). ``make openapi``
 writes ``docs/openapi/<service>.json``; each local front serves it at ``/openapi.json``.
 Functions whose handler module does not exist yet are listed under ``x-missing-functions``.
+
+Security and tags are read off the registered routes (``lambdakit.openapi.annotate``): each
+service's ``<service>.openapi`` module names its security schemes and says, from a route's auth
+middleware, which of them the route takes; the tag is the route's domain package, described by
+that package's docstring (or its handler module's). The output is stable (paths, methods and
+component schemas sorted), so ``tests/platform/test_openapi_valid.py`` can compare it with the
+committed ``docs/openapi/*.json``.
 """
 from __future__ import annotations
 
@@ -43,6 +50,7 @@ def service_document(svc: Service) -> dict:
     doc: dict[str, Any] = {"openapi": "3.1.0", "info": {"title": title, "version": version}, "paths": {},
                            "components": {"schemas": {}}}
     missing: list[str] = []
+    routes: list[tuple[str, Any]] = []
     for lid, fn in sorted(svc.functions.items()):
         if not any(e.get("Type") == "HttpApi" for e in fn.events.values()):
             continue
@@ -59,14 +67,20 @@ def service_document(svc: Service) -> dict:
         if app is None:
             missing.append(lid)
             continue
+        routes += [(f"{r.method} {r.openapi_path}", r) for r in app._static_routes + app._dynamic_routes]
         part = json.loads(app.get_openapi_json_schema(title=title, version=version))
         for path, ops in (part.get("paths") or {}).items():
             doc["paths"].setdefault(path, {}).update(ops)
         doc["components"]["schemas"].update(((part.get("components") or {}).get("schemas")) or {})
+    doc = _annotate(svc.name, doc, routes)  # first: a public route (security []) documents no 401/403
     doc = _finalize(svc.name, doc)
     if not doc.get("components", {}).get("schemas"):
+        doc.get("components", {}).pop("schemas", None)
+    else:
+        doc["components"]["schemas"] = dict(sorted(doc["components"]["schemas"].items()))
+    if not doc.get("components"):
         doc.pop("components", None)
-    doc["paths"] = dict(sorted(doc["paths"].items()))
+    doc["paths"] = {p: dict(sorted(ops.items())) for p, ops in sorted(doc["paths"].items())}
     if missing:
         doc["x-missing-functions"] = missing
     return doc
@@ -93,6 +107,34 @@ def _finalize(service: str, doc: dict) -> dict:
         doc = {"openapi": doc["openapi"], "info": doc["info"], "servers": list(http.OPENAPI_SERVERS),
                **{k: v for k, v in doc.items() if k not in ("openapi", "info")}}
     return doc
+
+
+def _tag(route: Any) -> tuple[str, str]:
+    """The route's domain package and what it holds (its docstring, else its handler module's)."""
+    service, domain = route.func.__module__.split(".")[:2]
+    texts = [importlib.import_module(f"{service}.{domain}").__doc__]
+    try:
+        texts.append(importlib.import_module(f"{service}.{domain}.handler").__doc__)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{service}.{domain}.handler":
+            raise
+    texts.append(importlib.import_module(route.func.__module__).__doc__)
+    from lambdakit.openapi import first_paragraph
+
+    return domain, next((first_paragraph(t) for t in texts if first_paragraph(t)), domain)
+
+
+def _annotate(service: str, doc: dict, routes: list[tuple[str, Any]]) -> dict:
+    """Security schemes, each operation's security and tags from ``<service>.openapi``."""
+    from lambdakit.openapi import annotate
+
+    try:
+        hooks = importlib.import_module(f"{service}.openapi")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (service, f"{service}.openapi"):
+            raise
+        return doc  # a service without hooks (e.g. the runtime's own fixture app)
+    return annotate(doc, routes, security_schemes=hooks.SECURITY_SCHEMES, security=hooks.security, tag=_tag)
 
 
 def main() -> None:

@@ -13,15 +13,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from local_runtime.stack import load_all  # noqa: E402
+from tools.endpoints import spec_routes  # noqa: E402
 
 
 def table(service) -> str:
-    spec = set()
-    for line in (ROOT.parent / "shared" / "specs" / "endpoints.txt").read_text().splitlines() \
-            if (ROOT.parent / "shared" / "specs" / "endpoints.txt").exists() else []:
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == service.name:
-            spec.add((parts[1], parts[2]))
+    # the routes the product specs document: the unmarked lines of docs/endpoints.txt (tools/endpoints.py)
+    spec = {(m, p) for svc, m, p in spec_routes() if svc == service.name}
     rows = ["| function (one Lambda) | routes |", "|---|---|"]
     by_fn: dict[str, list[str]] = {}
     for r in sorted(service.canonical_routes, key=lambda r: (r.path, r.method)):

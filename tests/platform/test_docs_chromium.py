@@ -2,7 +2,8 @@
 
 Chromium runs with every host except 127.0.0.1 made unresolvable (``--host-resolver-rules``),
 so a page that needed a CDN or any other remote host could not render. The test asserts that
-Swagger UI rendered the service's operations from ``/openapi.json``, and saves a screenshot
+Swagger UI rendered the service's operations from ``/openapi.json`` with its Authorize button
+(and keeps a credential across reloads: ``persistAuthorization`` in ``/docs/init.js``), and saves a screenshot
 next to the runtime log for a person to look at. Skipped where Chromium is not installed
 (``apt-get install chromium``); see docs/platform.md.
 """
@@ -35,8 +36,14 @@ def test_swagger_ui_renders_offline_in_headless_chromium(tmp_path):
             assert "swagger-ui" in dom, dom[:500]
             # operations are only in the DOM once the JS bundle ran and /openapi.json loaded
             assert "opblock" in dom and expected in dom, f"{service}: Swagger UI did not render operations"
+            # the Authorize button exists only for a document with security schemes (issue 31)
+            assert 'class="btn authorize' in dom, f"{service}: no Authorize button"
             subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}-shot", "--window-size=1280,1600",
                             f"--screenshot={tmp_path / f'docs-{service}.png'}", url],
                            capture_output=True, timeout=120)
+        init = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile-init'}", "--dump-dom",
+                               dev["campaigns"]["base_url"] + "/docs/init.js"], capture_output=True, text=True,
+                              timeout=120).stdout
+        assert "persistAuthorization: true" in init
     finally:
         assert rt.stop() == 0

@@ -62,6 +62,52 @@ def _model(ref: str):
     return getattr(importlib.import_module(module), name)
 
 
+def _allows_null(schema: dict) -> bool:
+    t = schema.get("type")
+    if t == "null" or (isinstance(t, list) and "null" in t):
+        return True
+    return any(_allows_null(s) for k in ("anyOf", "oneOf") for s in schema.get(k) or ())
+
+
+def _generator():
+    """pydantic's JSON-schema generator, except for a required field written as
+    ``x: str = Field(default=None, validate_default=True)`` (a validator turns the missing value
+    into the service's own "x is required" error): pydantic would document ``default: null`` on a
+    schema that does not allow null, which validators and client generators refuse. Such a field
+    is documented as what it is: required, no default."""
+    from pydantic.json_schema import GenerateJsonSchema, NoDefault
+
+    def refused_null_default(gen: Any, schema: dict) -> bool:
+        if schema.get("type") != "default" or not schema.get("validate_default"):
+            return False
+        if gen.get_default_value(schema) is not None or gen.get_default_value(schema) is NoDefault:
+            return False
+        return not _allows_null(gen.generate_inner(schema["schema"]))
+
+    class Generator(GenerateJsonSchema):
+        def default_schema(self, schema):
+            if refused_null_default(self, schema):
+                return self.generate_inner(schema["schema"])
+            return super().default_schema(schema)
+
+        def field_is_required(self, field, total):
+            return super().field_is_required(field, total) or refused_null_default(self, field["schema"])
+
+    return Generator
+
+
+def _retitled(name: str, schema: dict) -> dict:
+    """A model whose class name another package also uses gets a qualified component name from
+    pydantic (``svc__contacts__models__UploadForm``) but keeps the bare ``title``, and client
+    generators name classes after titles (openapi-python-client refuses the duplicate): the title
+    gets the domain package in front (``ContactsUploadForm``)."""
+    parts = name.split("__")
+    if len(parts) < 3 or schema.get("title") != parts[-1]:
+        return schema
+    domain = "".join(w.capitalize() for w in parts[1].split("_"))
+    return {**schema, "title": domain + parts[-1]}
+
+
 class _Schemas:
     """Every model the routes name, turned into component schemas in one pass, so models
     with the same class name in different packages get distinct components (pydantic
@@ -86,10 +132,11 @@ class _Schemas:
         self.components = components
         if not wanted:
             return
-        refs, defs = models_json_schema(wanted, ref_template="#/components/schemas/{model}")
+        refs, defs = models_json_schema(wanted, ref_template="#/components/schemas/{model}",
+                                        schema_generator=_generator())
         self.refs = dict(refs)
         for name, sub in (defs.get("$defs") or {}).items():
-            components[name] = sub
+            components[name] = _retitled(name, sub)
 
     def ref(self, ref: str, mode: str) -> dict:
         return self.refs[(_model(ref), mode)]
@@ -112,7 +159,10 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
     comps = doc_.setdefault("components", {}).setdefault("schemas", {})
     schemas = _Schemas(doc_, comps)
     comps["Error"] = error_schema
-    for junk in ("HTTPValidationError", "ValidationError"):
+    # Powertools' own validation-error schemas: the services answer their own error shape instead
+    # (ResponseValidationError points at ValidationError: dropping one without the other leaves a
+    # dangling $ref, issue 31)
+    for junk in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
         comps.pop(junk, None)
     if title:
         doc_.setdefault("info", {})["title"] = title
@@ -141,7 +191,9 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                 responses[code] = {"description": "Success", "content": {"application/json": {
                     "schema": wrap_success(schemas.ref(ref, "serialization"), {"status": int(code)})}}}
             errs = set(info.get("errors") or ())
-            errs.update(s for s in STANDARD_ERRORS if not (info.get("public") and s in (401, 403)))
+            # public: the route's doc says so, or its derived security is [] (``annotate`` ran first)
+            public = info.get("public") or op.get("security") == []
+            errs.update(s for s in STANDARD_ERRORS if not (public and s in (401, 403)))
             if info.get("body") or info.get("query") or info.get("form") or op.get("parameters"):
                 errs.add(validation_status)
             notes = info.get("notes") or {}
@@ -173,4 +225,43 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
             for p in op.get("parameters", []):
                 if p.get("in") == "path":
                     p["schema"] = {"type": "string", "minLength": 1}
+    return doc_
+
+
+def first_paragraph(text: str | None) -> str:
+    """A docstring's first paragraph on one line (a tag's description)."""
+    para = (text or "").strip().split("\n\n", 1)[0]
+    return " ".join(para.split())
+
+
+def annotate(document: dict, routes: Iterable[tuple[str, Any]], *, security_schemes: dict[str, dict],
+             security: Callable[[str, Any], list[dict]], tag: Callable[[Any], tuple[str, str]]) -> dict:
+    """Security and tags for every operation, read off the routes themselves (issue 31).
+
+    ``routes``: ``("METHOD /path", route)`` for every registered Powertools route (its
+    ``middlewares`` and ``func`` say how it authenticates and which domain package owns it).
+    ``security(route_key, route)`` is the service's rule: the OpenAPI security requirement list,
+    ``[]`` for a public route, ``{}`` among the alternatives when credentials are optional.
+    ``tag(route)`` gives ``(name, description)`` of the route's domain. Every operation of the
+    document must come from a route: one that does not raises (no operation is left undocumented).
+    """
+    doc_ = copy.deepcopy(document)
+    tags: dict[str, str] = {}
+    seen: set[tuple[str, str]] = set()
+    for route_key, route in routes:
+        method, _, path = route_key.partition(" ")
+        op = (doc_.get("paths", {}).get(path) or {}).get(method.lower())
+        if op is None:
+            continue
+        op["security"] = security(route_key, route)
+        name, description = tag(route)
+        op["tags"] = [name]
+        tags.setdefault(name, description)
+        seen.add((path, method.lower()))
+    undocumented = [f"{m.upper()} {p}" for p, ops in doc_.get("paths", {}).items() for m in ops
+                    if (p, m) not in seen]
+    if undocumented:
+        raise ValueError(f"operations without a route to derive their security from: {undocumented}")
+    doc_.setdefault("components", {})["securitySchemes"] = dict(sorted(security_schemes.items()))
+    doc_["tags"] = [{"name": n, "description": d} for n, d in sorted(tags.items())]
     return doc_
