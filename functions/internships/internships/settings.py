@@ -95,6 +95,9 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     login_account_slow_seconds: int = 5
     #: extra origins trusted for cookie-authenticated unsafe requests (comma separated).
     trusted_origins: str = ""
+    #: sibling origins (comma separated) whose ``Sec-Fetch-Site: same-site`` requests pass the CSRF
+    #: check; empty (the default): ``same-site`` is not proof, only ``same-origin`` is.
+    csrf_same_site_origins: str = ""
     #: Google sign-in (OpenID Connect code flow + PKCE). Endpoints come from the issuer's discovery
     #: document (``<issuer>/.well-known/openid-configuration``); locally the issuer is the
     #: stand-in provider that ``make dev`` starts on 127.0.0.1 (local_runtime/oidc.py).
