@@ -59,6 +59,8 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     leads_rate_limit: RateLimit = "5/minute"
     forms_rate_limit: RateLimit = "10/minute"
     visit_rate_limit: RateLimit = "120/minute"
+    #: new unique visitors one address may add per UTC day (POST /api/analytics/visit, issue 32 item 7)
+    visit_new_per_ip_per_day: int = 20
     inactive_after_days: int = 14
     deadline_reminder_days: int = 3
 
