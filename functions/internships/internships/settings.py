@@ -61,6 +61,8 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     visit_rate_limit: RateLimit = "120/minute"
     #: new unique visitors one address may add per UTC day (POST /api/analytics/visit, issue 32 item 7)
     visit_new_per_ip_per_day: int = 20
+    #: read marks of enrollment/milestone notifications one user may hold (POST /api/notifications)
+    notification_marks_per_user: int = 500
     inactive_after_days: int = 14
     deadline_reminder_days: int = 3
 
