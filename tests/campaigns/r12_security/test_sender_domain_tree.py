@@ -13,8 +13,10 @@ from tests.campaigns.conftest import OTHER_ACCOUNT
 THIRD = "acct-third"
 
 
-def _client(campaigns_app, make_key, account):
-    key = make_key(role="admin", account_id=account)
+def _client(campaigns_app, make_key, account_id):
+    from tools import account
+
+    key = account.create_account(f"{account_id} Ltd", "pro", "1 Road", account_id=account_id)["api_key"]
     c = campaigns_app.campaigns
 
     def post(body):
