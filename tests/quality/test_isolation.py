@@ -198,7 +198,7 @@ def test_campaigns_cross_account_by_every_id_route(campaigns_app):
     for key in sorted(routes):
         method, path = key.split(" ", 1)
         own = next((v for pfx, v in by_prefix.items() if path.startswith(pfx + "/")), None)
-        url = re.sub(r"\{([^}]+)\}", lambda m: ids.get(m.group(1)) or own or "x", path)
+        url = re.sub(r"\{([^}]+)\}", lambda m, own=own: ids.get(m.group(1)) or own or "x", path)
         r = api.request(method, url, json={}, headers=hb)
         assert_error("campaigns", r, 404)  # another account's object is not found, whatever the verb
     # nothing of A's changed, and B sees none of it

@@ -77,7 +77,7 @@ def test_racing_related_registrations_cannot_both_win(campaigns_app, make_key, a
         results: dict[str, int] = {}
         barrier = threading.Barrier(2)
 
-        def go(name, fn, body):
+        def go(name, fn, body, barrier=barrier, results=results):
             barrier.wait()
             results[name] = fn(body).status
 

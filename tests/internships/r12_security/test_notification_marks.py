@@ -3,8 +3,6 @@ feed sources (an enrollment or milestone that exists and is theirs), and a user 
 ``notification_marks_per_user`` marks."""
 from __future__ import annotations
 
-import pytest
-
 from tests.internships.engage.conftest import seed_enrollment, seed_milestone
 
 

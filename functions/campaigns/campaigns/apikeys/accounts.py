@@ -34,14 +34,15 @@ def create_account(name: str, plan: str, postal_address: str, *, account_id: str
     """Create the account and its first Admin key: ``{account, api_key, key}`` (the secret once)."""
     if plan not in PLANS:
         raise ValidationFailed(f"plan must be one of {', '.join(PLANS)}", fields={"plan": "Unknown plan"})
-    account = {"id": account_id or f"acct-{ids.sortable_id().lower()}", "name": _clean(name, "name", 200),
+    aid = account_id or f"acct-{ids.sortable_id().lower()}"
+    account = {"id": aid, "name": _clean(name, "name", 200),
                "plan": plan, "postal_address": _clean(postal_address, "postal_address", 500, multiline=True),
                "status": "active", "created_at": clock.now_iso(), "disabled_at": None}
     try:
         repo.put_account(account)
     except ConditionFailed:
-        raise Conflict(f"Account {account['id']} already exists", code="ACCOUNT_EXISTS") from None
-    secret, key = create_key(account["id"], key_name, role="admin", plan=plan, created_by="operator")
+        raise Conflict(f"Account {aid} already exists", code="ACCOUNT_EXISTS") from None
+    secret, key = create_key(aid, key_name, role="admin", plan=plan, created_by="operator")
     return {"account": account, "api_key": secret, "key": key}
 
 
