@@ -55,7 +55,7 @@ def disable_account(account_id: str) -> dict:
     if repo.get_account(account_id) is None:
         raise NotFound(f"Account {account_id} not found")
     repo.set_account_disabled(account_id, clock.now_iso())
-    for rec in repo.list_keys(account_id):
+    for rec in repo.iter_all_keys(account_id):  # every key written before the flip, however many
         if rec.get("secret_hash"):
             repo.mark_key_account_disabled(rec["secret_hash"])
     return repo.get_account(account_id) or {}

@@ -13,6 +13,8 @@ Both are written and revoked in one transaction.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from lambdakit import ratelimit
 from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, NotFound
@@ -106,6 +108,11 @@ def get_key(account_id: str, key_id: str) -> dict | None:
 
 def list_keys(account_id: str, limit: int = 1000) -> list[dict]:
     return _table().query_all(_pk(account_id), sk_prefix="APIKEY#", max_items=limit)
+
+
+def iter_all_keys(account_id: str) -> Iterator[dict]:
+    """Every key record of the account, strongly consistent, page by page (the operator's disable)."""
+    return _table().iter_query(_pk(account_id), sk_prefix="APIKEY#", consistent=True)
 
 
 def revoke(account_id: str, key_id: str, secret_hash: str, now: str) -> None:
