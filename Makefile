@@ -29,7 +29,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -64,6 +64,17 @@ invoke: $(STAMP)
 	$(PY) -m local_runtime.control invoke $(FN) $(if $(SVC),--service $(SVC)) $(if $(EVENT),--event $(EVENT))
 
 # Move a dead-letter queue's messages back to their source queue (SQS StartMessageMoveTask).
+# `make account NAME=... PLAN=... ADDRESS=...` | `make account LIST=1` | `make account DISABLE=<id>` [STACK=] [TABLE=] (docs/operations.md)
+NAME ?=
+PLAN ?= pro
+ADDRESS ?=
+LIST ?=
+DISABLE ?=
+TABLE ?=
+account: $(STAMP)
+	@test -n "$(LIST)$(DISABLE)$(NAME)" || { echo "usage: make account NAME=<name> PLAN=<standard|pro|enterprise> ADDRESS=<postal address> | LIST=1 | DISABLE=<id> [STACK=] [TABLE=]"; exit 2; }
+	$(PY) tools/account.py $(if $(LIST),--list) $(if $(DISABLE),--disable '$(DISABLE)') $(if $(NAME),--name '$(NAME)' --plan '$(PLAN)' --address '$(ADDRESS)') $(if $(STACK),--stack '$(STACK)') $(if $(TABLE),--table '$(TABLE)')
+
 redrive: $(STAMP)
 	@test -n "$(QUEUE)" || { echo "usage: make redrive QUEUE=<service>/<LogicalId>|<name>|<url>|<arn> [STACK=] [TO=] [RATE=] [DRY=1] [STATUS=1]"; exit 2; }
 	$(PY) tools/redrive.py '$(QUEUE)' $(if $(STACK),--stack '$(STACK)') $(if $(TO),--to '$(TO)') $(if $(RATE),--rate $(RATE)) $(if $(DRY),--dry-run) $(if $(STATUS),--status)

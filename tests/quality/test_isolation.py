@@ -1,4 +1,8 @@
-"""Tenant and ownership isolation for every exams and internships route that takes an id.
+"""Tenant and ownership isolation for every route of the three services that takes an id.
+
+Campaigns: two accounts created by the operator command's Python entry (``tools/account.py``,
+``make account``), never by writing storage; every authenticated route with an id in its path
+is walked with the first account's ids under the second account's Admin key (404, nothing changed).
 
 The route list comes from the templates (every route with a path parameter); each route is
 classified once below, and ``test_every_id_route_is_classified`` fails when a route is added
@@ -160,3 +164,52 @@ def test_internships_staff_routes_refuse_students(internships_app, intern_users,
     st = intern_users.student()
     r = internships_app.internships.request(method, _fill(path, "someid"), json={}, headers=st.headers)
     assert_error("internships", r, 403)
+
+
+# ---------------------------------------------------------------- campaigns (accounts from tools/account.py)
+CAMPAIGNS_PUBLIC = {"GET /t/c/{token}", "GET /t/o/{token}", "GET /unsubscribe/{token}", "POST /unsubscribe/{token}"}
+
+
+def test_campaigns_cross_account_by_every_id_route(campaigns_app):
+    from tools import account
+
+    api = campaigns_app.campaigns
+    a = account.create_account("Account A", "pro", "1 A Street")
+    b = account.create_account("Account B", "pro", "2 B Street")
+    ha, hb = ({"Authorization": f"Bearer {x['api_key']}"} for x in (a, b))
+
+    def made(path, body):
+        r = api.post(path, json=body, headers=ha)
+        assert r.status == 201, (path, r.text)
+        return r.json()["data"]
+
+    sender = made("/senders", {"domain": "isolation-a.example"})
+    contact = made("/contacts", {"email": "person@isolation-a.example", "first_name": "P"})
+    lst = made("/lists", {"name": "A's list"})
+    tpl = made("/templates", {"name": "A's template", "subject": "Hi", "content": "<p>Hi {{email}}</p>"})
+    camp = made("/campaigns", {"name": "A's campaign", "subject": "Hi", "content": "<p>Hi</p>",
+                               "audience": {"type": "test", "test_emails": ["r@example.net"]},
+                               "settings": {"from_email": "news@isolation-a.example", "provider": {"provider": "sandbox"}}})
+    ids = {"key_id": a["key"]["key_id"], "job_id": "job-of-a", "bulk_id": "bulk-of-a", "delivery_id": "d-of-a"}
+    by_prefix = {"/senders": sender["id"], "/contacts": contact["id"], "/lists": lst["id"], "/templates": tpl["id"],
+                 "/campaigns": camp["id"], "/webhooks": "wh-of-a"}
+    routes = {f"{r.method} {r.path}" for r in stack_routes("campaigns") if r.params} - CAMPAIGNS_PUBLIC
+    assert routes, "no id routes found"
+    for key in sorted(routes):
+        method, path = key.split(" ", 1)
+        own = next((v for pfx, v in by_prefix.items() if path.startswith(pfx + "/")), None)
+        url = re.sub(r"\{([^}]+)\}", lambda m, own=own: ids.get(m.group(1)) or own or "x", path)
+        r = api.request(method, url, json={}, headers=hb)
+        assert_error("campaigns", r, 404)  # another account's object is not found, whatever the verb
+    # nothing of A's changed, and B sees none of it
+    for path in (f"/contacts/{contact['id']}", f"/lists/{lst['id']}", f"/templates/{tpl['id']}",
+                 f"/campaigns/{camp['id']}", f"/senders/{sender['id']}", f"/api-keys/{a['key']['key_id']}"):
+        assert api.get(path, headers=ha).status == 200, path
+        assert api.get(path, headers=hb).status == 404, path
+    assert api.get(f"/campaigns/{camp['id']}", headers=ha).json()["data"]["status"] == "draft"
+
+
+def stack_routes(service: str):
+    from local_runtime import stack
+
+    return [r for r in stack.load_all()[service].routes if not r.path.startswith("/api/v1")]

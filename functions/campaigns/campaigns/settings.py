@@ -58,6 +58,9 @@ class CampaignsSettings(ServiceSettings, FilesBucket):
     max_senders: int = 20
     #: Opens within this many seconds of the send are counted as machine opens (security scanners).
     machine_open_window_seconds: int = 2
+    #: Tracking records country/city from ``CloudFront-Viewer-Country``/``-City`` only when true: set it
+    #: (template parameter ``TrustCloudFrontGeo``) only when a CloudFront distribution in front sets them.
+    trust_cloudfront_geo: bool = False
 
     @property
     def provider_default(self) -> str:

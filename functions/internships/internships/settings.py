@@ -64,6 +64,10 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     leads_rate_limit: RateLimit = "5/minute"
     forms_rate_limit: RateLimit = "10/minute"
     visit_rate_limit: RateLimit = "120/minute"
+    #: new unique visitors one address may add per UTC day (POST /api/analytics/visit, issue 32 item 7)
+    visit_new_per_ip_per_day: int = 20
+    #: read marks of enrollment/milestone notifications one user may hold (POST /api/notifications)
+    notification_marks_per_user: int = 500
     inactive_after_days: int = 14
     deadline_reminder_days: int = 3
 
@@ -100,6 +104,9 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     login_account_slow_seconds: int = 5
     #: extra origins trusted for cookie-authenticated unsafe requests (comma separated).
     trusted_origins: str = ""
+    #: sibling origins (comma separated) whose ``Sec-Fetch-Site: same-site`` requests pass the CSRF
+    #: check; empty (the default): ``same-site`` is not proof, only ``same-origin`` is.
+    csrf_same_site_origins: str = ""
     #: Google sign-in (OpenID Connect code flow + PKCE). Endpoints come from the issuer's discovery
     #: document (``<issuer>/.well-known/openid-configuration``); locally the issuer is the
     #: stand-in provider that ``make dev`` starts on 127.0.0.1 (local_runtime/oidc.py).

@@ -15,8 +15,11 @@ def bearer(k: str) -> dict[str, str]:
 
 @pytest.fixture
 def other(campaigns_app, make_key):
-    """A client for another account's Admin key (it owns no sender yet)."""
-    key = make_key(role="admin", account_id=OTHER_ACCOUNT)
+    """A client for another account's Admin key (it owns no sender yet). The account is created by the
+    operator command (tools/account.py, ``make account``), not by writing storage."""
+    from tools import account
+
+    key = account.create_account("Other Ltd", "pro", "9 Other Road", account_id=OTHER_ACCOUNT)["api_key"]
 
     class C:
         def __getattr__(self, m):

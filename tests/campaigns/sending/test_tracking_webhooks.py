@@ -21,7 +21,11 @@ def _path(url: str) -> str:
     return re.sub(r"^https?://[^/]+", "", url)
 
 
-def test_open_click_move_stats_and_analytics(new_campaign, camp, pipe, later):
+def test_open_click_move_stats_and_analytics(new_campaign, camp, pipe, later, monkeypatch):
+    from lambdakit.settings import reset_settings
+
+    monkeypatch.setenv("CAMPAIGNS_TRUST_CLOUDFRONT_GEO", "true")  # a CloudFront distribution sets the headers
+    reset_settings()
     cid, box = _sent_campaign(new_campaign, camp, pipe)
     later()
     html = box["t0@example.com"]["html"]

@@ -252,7 +252,8 @@ def test_campaigns_send_track_and_emit_signed_webhooks(rt, api, receiver):
                                                     "end_date": str(today + dt.timedelta(days=1))}))
     assert ov["summary"]["total_opened"] >= 1 and ov["summary"]["total_clicked"] >= 1
     geo = data(api.get("/analytics/geographic"))
-    assert any(c["country"] == "NO" and c["opens"] >= 1 for c in geo["countries"])
+    # no CloudFront in front locally (TrustCloudFrontGeo=false): the client's header is not geography
+    assert not any(c["country"] == "NO" for c in geo["countries"])
 
     # the unsubscribe link of a sent mail marks the contact unsubscribed and emits contact.unsubscribed
     ben = next(m for m in msgs if people[m["to"]] == "Ben")

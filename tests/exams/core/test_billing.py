@@ -129,8 +129,9 @@ def test_package_lifecycle_and_exactly_once_use(exams_app, exam_users):
     assert r.status == 200 and r.json()["data"]["status"] == "available"
     r = api.get("/api/packages/available", headers=ca.headers)
     assert [p["id"] for p in r.json()["data"]] == [pid] and r.json()["pagination"]["total"] == 1
-    # unknown to another tenant
-    assert _err(guards.reserve_test_creation, other["id"], pid, "tx").code == "NOT_FOUND"
+    # another tenant's package: the spec's cross-tenant 403 (issue 32 item 6), an unknown one 404
+    assert _err(guards.reserve_test_creation, other["id"], pid, "tx").code == "BOLA_VIOLATION"
+    assert _err(guards.reserve_test_creation, other["id"], "no-such-package", "tx2").code == "NOT_FOUND"
     # a racing writer that read the package while it was still available loses on the condition
     from exams.billing import repository as repo
     stale = repo.get_package(pid)

@@ -113,9 +113,18 @@ def test_visit_counter_counts_unique_visitors_per_day(eng):
     from lambdakit import clock
 
     c = eng.internships
-    assert c.post("/api/analytics/visit", json={"visitorId": "v1"}).json()["counted"] is True
-    assert c.post("/api/analytics/visit", json={"visitorId": "v1"}).json()["counted"] is False
-    assert c.post("/api/analytics/visit", json={"visitorId": "v2"}).json()["counted"] is True
-    assert c.post("/api/analytics/visit").json()["counted"] is True  # by IP, no body
+
+    def cookie_of(r):  # the service-issued visitor id (issue 32 item 7)
+        return next(x.split(";", 1)[0] for x in r.cookies if x.startswith("visitor-id="))
+
+    r1 = c.post("/api/analytics/visit", json={"path": "/"})
+    assert r1.json()["counted"] is True
+    v1 = cookie_of(r1)
+    assert c.post("/api/analytics/visit", headers={"cookie": v1}).json()["counted"] is False
+    r2 = c.post("/api/analytics/visit")
+    assert r2.json()["counted"] is True and cookie_of(r2) != v1
+    assert c.post("/api/analytics/visit", headers={"cookie": cookie_of(r2)}).json()["counted"] is False
+    r3 = c.post("/api/analytics/visit", json={"visitorId": "v2"})  # a body id is ignored: a new visitor
+    assert r3.json()["counted"] is True
     day = clock.today()
     assert frepo.table().get("COUNTER#VISITS", f"DAY#{day}")["visitors"] == 3

@@ -89,9 +89,15 @@ def test_student_resources_presign_uploaded_files(internships_app, intern_users,
 
     from internships.settings import settings
 
+    # the key must be one the sign route issued to this admin (issue 32 item 4)
+    signed = c.post("/api/admin/resources/sign", json={"filename": "guide.pdf", "content_type": "application/pdf",
+                                                       "resource_type": "document"},
+                    headers=admin.headers)
+    assert signed.status == 200, signed.text
+    key = signed.json()["file_key"]
     boto3.client("s3", region_name="us-east-1").put_object(Bucket=settings().files_bucket,
-                                                           Key="resources/w1/guide.pdf", Body=b"%PDF-1.4 guide")
-    for body in ({"title": "Guide", "file_key": "resources/w1/guide.pdf", "resource_type": "document"},
+                                                           Key=key, Body=b"%PDF-1.4 guide")
+    for body in ({"title": "Guide", "file_key": key, "resource_type": "document"},
                  {"title": "Docs", "url": "https://docs.example.com/", "resource_type": "link"}):
         r = c.post("/api/admin/resources", json={"domain_id": domain["id"], "week": 1, **body}, headers=admin.headers)
         assert r.status == 201, r.text
@@ -102,5 +108,5 @@ def test_student_resources_presign_uploaded_files(internships_app, intern_users,
     guide = items["Guide"]
     assert guide["downloadUrl"] and guide["url"] == guide["downloadUrl"]
     parts = urllib.parse.urlsplit(guide["downloadUrl"])
-    assert parts.path.endswith("/resources/w1/guide.pdf") and "X-Amz-Signature" in parts.query
+    assert parts.path.endswith("/" + key) and "X-Amz-Signature" in parts.query
     assert items["Docs"]["url"] == "https://docs.example.com/" and items["Docs"]["downloadUrl"] is None

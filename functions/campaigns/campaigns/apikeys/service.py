@@ -71,7 +71,10 @@ def create_key(account_id: str, name: str, *, role: str | None = None, scopes=No
         "created_by": created_by,
         "revoked_at": None,
     }
-    repo.put_key(record, sha256_hex(secret))
+    try:
+        repo.put_key(record, sha256_hex(secret))
+    except repo.AccountDisabled:
+        raise ApiError("This account is disabled", code="ACCOUNT_DISABLED", status=403) from None
     return secret, public(record)
 
 
@@ -124,6 +127,8 @@ def authenticate(authorization: str | None, ip: str, scope: str) -> tuple[Princi
     rec = repo.get_by_hash(sha256_hex(token))  # lookup by hash of a 256-bit secret: no timing oracle
     if rec is None:
         raise _invalid()
+    if rec.get("account_status") == "disabled":  # stamped by accounts.disable_account
+        raise ApiError("This account is disabled", code="ACCOUNT_DISABLED", status=403)
     restrictions = rec.get("restrictions") or {}
     exp = restrictions.get("expires_at")
     if exp and clock.parse_iso(exp) <= clock.now():

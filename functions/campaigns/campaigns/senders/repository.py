@@ -5,6 +5,12 @@
   in the platform's shared SES account: written with ``attribute_not_exists`` in the same
   transaction as the record, so two accounts cannot both hold one identity. A send looks up the
   owner items of its From address and of the address's domain in one BatchGetItem.
+- ``SENDERTREE#{root}`` / ``{reversed domain}.|{identity}``  the domain tree (issue 32 item 2): one
+  item per registered identity under the partition of its domain's last two labels, with the
+  domain's labels reversed (``com.example.sub.``), so the identities at or under a domain are one
+  ``begins_with`` Query. ``SENDERTREE#{root}`` / ``VERSION`` counts registrations under the root;
+  each registration bumps it on condition that it has not moved since the checks read it, so two
+  racing registrations of related domains cannot both win.
 """
 from __future__ import annotations
 
@@ -29,17 +35,54 @@ def _owner_key(identity: str) -> tuple[str, str]:
     return f"SENDERIDENT#{identity}", "OWNER"
 
 
-def put(record: dict) -> None:
+class TreeChanged(Exception):
+    """Another registration under the same root landed between the checks and the write."""
+
+
+def _tree_key(domain: str, identity: str = "") -> tuple[str, str]:
+    labels = domain.split(".")
+    return f"SENDERTREE#{'.'.join(labels[-2:])}", ".".join(reversed(labels)) + "." + (f"|{identity}" if identity else "")
+
+
+def tree_version(domain: str) -> int:
+    pk, _ = _tree_key(domain)
+    item = table().get(pk, "VERSION", consistent=True)
+    return int(item["v"]) if item else 0
+
+
+def foreign_at_or_under(domain: str, account_id: str) -> dict | None:
+    """An identity of another account at ``domain`` or under it (Query pages until the first one:
+    the account's own items there are at most ``max_senders``)."""
+    pk, prefix = _tree_key(domain)
+    cursor = None
+    while True:
+        items, cursor = table().query(pk, sk_prefix=prefix, cursor=cursor, consistent=True, limit=100)
+        for i in items:
+            if i.get("account_id") != account_id:
+                return i
+        if not cursor:
+            return None
+
+
+def put(record: dict, domain: str, version: int) -> None:
     pk, sk = _owner_key(record["identity"])
     owner = {"pk": pk, "sk": sk, "account_id": record["account_id"], "sender_id": record["id"],
              "status": record["status"]}
+    tpk, tsk = _tree_key(domain, record["identity"])
     try:
         table().transact([
             {"put": owner, "condition": "attribute_not_exists(pk)"},
             {"put": {"pk": f"ACCT#{record['account_id']}", "sk": f"SENDER#{record['id']}", **record},
              "condition": "attribute_not_exists(pk)"},
+            {"put": {"pk": tpk, "sk": tsk, "account_id": record["account_id"], "sender_id": record["id"],
+                     "identity": record["identity"]}},
+            {"update": (tpk, "VERSION"), "set": {"v": version + 1},
+             "condition": "attribute_not_exists(v) OR v = :seen" if version == 0 else "v = :seen",
+             "values": {":seen": version}},
         ])
-    except ConditionFailed:
+    except ConditionFailed as exc:
+        if exc.failed_ops == [3]:
+            raise TreeChanged(domain) from None
         raise IdentityTaken(record["identity"]) from None
 
 
@@ -70,11 +113,12 @@ def set_status(record: dict, fields: dict) -> None:
     ])
 
 
-def delete(record: dict) -> None:
+def delete(record: dict, domain: str) -> None:
     pk, sk = _owner_key(record["identity"])
     table().transact([
         {"delete": (f"ACCT#{record['account_id']}", f"SENDER#{record['id']}"), "condition": "attribute_exists(pk)"},
         {"delete": (pk, sk), "condition": "account_id = :a", "values": {":a": record["account_id"]}},
+        {"delete": _tree_key(domain, record["identity"])},
     ])
 
 

@@ -8,6 +8,14 @@ belongs to at most one account (the first to register it; 409 ``SENDER_TAKEN`` f
 an identity SES already holds but no account registered (the platform's own) cannot be claimed
 (409 ``SENDER_UNAVAILABLE``).
 
+SES lets a verified domain send as every address at it and at its subdomains, so ownership is per
+domain tree (issue 32 item 2), compared on IDNA-encoded, lower-cased labels: an address or domain
+at or under a domain another account registered is 409 ``SENDER_TAKEN``, and so is a domain with
+another account's identity (domain or address) at or under it. Addresses of different accounts at
+one domain (two people at a mail provider) coexist. The checks are GetItems on the owner items of
+the domain's ancestors plus one Query of the domain tree (``repository``), and the write is
+conditional on the tree not having changed since.
+
 Verification status is read from SES (``GetEmailIdentity``: ``VerifiedForSendingStatus`` or
 ``VerificationStatus`` SUCCESS) at registration and by ``GET /senders/{id}`` while it is not yet
 verified, and stored; sends read the stored status only (no SES call on the send path). Locally,
@@ -19,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lambdakit import clock, ids
-from lambdakit.errors import Conflict, NotFound, ValidationFailed
+from lambdakit.errors import Conflict, NotFound, ServiceUnavailable, ValidationFailed
 from lambdakit.http import parse_model
 
 from ..settings import settings
@@ -66,6 +74,34 @@ def _observed(record: dict, ses: dict | None) -> dict:
     return out
 
 
+def domain_of(identity: str) -> str:
+    """The IDNA-encoded, lower-cased domain of an address or domain identity."""
+    from .models import normalise_domain
+
+    return normalise_domain(identity.rpartition("@")[2])
+
+
+def _ancestors(domain: str) -> list[str]:
+    """``domain`` and every parent with at least two labels: a.b.example.com → ..., example.com."""
+    labels = domain.split(".")
+    return [".".join(labels[i:]) for i in range(len(labels) - 1)]
+
+
+def _taken(identity: str) -> Conflict:
+    return Conflict("This sender is at or over a domain registered by another account", code="SENDER_TAKEN",
+                    details={"identity": identity})
+
+
+def _check_tree(account_id: str, identity: str, domain: str, is_domain: bool) -> None:
+    """409 ``SENDER_TAKEN`` when another account's domain covers ``identity``, or (for a domain)
+    when another account's identity is at or under it."""
+    found = repo.owners(_ancestors(domain))
+    if any(o.get("account_id") != account_id for o in found.values()):
+        raise _taken(identity)  # the domain's owner decides who sends from it and its subdomains
+    if is_domain and repo.foreign_at_or_under(domain, account_id):
+        raise _taken(identity)  # SES would let this domain send as the other account's identities
+
+
 def register(account_id: str, body: dict) -> dict:
     from .models import SenderCreate
 
@@ -74,18 +110,22 @@ def register(account_id: str, body: dict) -> dict:
     cap = settings().max_senders
     if len(repo.list_for(account_id, limit=cap + 1)) >= cap:
         raise Conflict(f"An account can have at most {cap} senders", code="LIMIT_EXCEEDED")
-    if req.email:
-        domain_owner = repo.owners([req.email.rpartition("@")[2]]).values()
-        if any(o.get("account_id") != account_id for o in domain_owner):
-            # the domain's owner decides who sends from its addresses
-            raise Conflict("This address is at a domain registered by another account", code="SENDER_TAKEN",
-                           details={"identity": identity}) from None
+    domain = domain_of(identity)
     now = clock.now_iso()
     record = {"id": ids.sortable_id().lower(), "account_id": account_id, "identity": identity,
               "type": "email" if req.email else "domain", "status": "pending", "dkim": None, "created_at": now,
               "updated_at": now, "verified_at": None}
     try:
-        repo.put(record)
+        for _ in range(4):
+            version = repo.tree_version(domain)
+            _check_tree(account_id, identity, domain, is_domain=not req.email)
+            try:
+                repo.put(record, domain, version)
+                break
+            except repo.TreeChanged:
+                continue  # a related registration landed meanwhile: check again
+        else:
+            raise ServiceUnavailable("Sender registrations are busy; retry shortly", headers={"Retry-After": "1"})
     except repo.IdentityTaken:
         owner = repo.owners([identity]).get(identity) or {}
         if owner.get("account_id") == account_id:
@@ -96,11 +136,11 @@ def register(account_id: str, body: dict) -> dict:
     try:
         created = repo.ses_create(identity, account_id)
     except repo.IdentityTaken:
-        repo.delete(record)
+        repo.delete(record, domain)
         raise Conflict("This sender cannot be registered", code="SENDER_UNAVAILABLE",
                        details={"identity": identity}) from None
     except Exception:
-        repo.delete(record)  # no half-written state: the claim goes with the failed SES call
+        repo.delete(record, domain)  # no half-written state: the claim goes with the failed SES call
         raise
     fields = _observed(record, {**created, **(repo.ses_get(identity) or {})})
     repo.set_status(record, fields)
@@ -132,7 +172,7 @@ def get(account_id: str, sender_id: str) -> dict:
 def delete(account_id: str, sender_id: str) -> None:
     rec = _get(account_id, sender_id)
     repo.ses_delete(rec["identity"])
-    repo.delete(rec)
+    repo.delete(rec, domain_of(rec["identity"]))
 
 
 def ensure(account_id: str, identity: str) -> dict:

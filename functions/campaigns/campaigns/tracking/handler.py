@@ -14,6 +14,7 @@ from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry, logger
 from ..sending import tokens
+from ..settings import settings
 from . import service
 
 router = APIGatewayHttpRouter()
@@ -22,10 +23,13 @@ NO_STORE = {"Cache-Control": "no-store, no-cache, must-revalidate, max-age=0", "
 
 
 def _req() -> service.RequestInfo:
-    city = header(router, "cloudfront-viewer-city")
+    country = city = None
+    if settings().trust_cloudfront_geo:  # a client can send these headers itself (issue 32 item 9)
+        country = (header(router, "cloudfront-viewer-country") or "")[:8] or None
+        raw_city = header(router, "cloudfront-viewer-city")
+        city = unquote(raw_city)[:128] if raw_city else None
     return service.RequestInfo(user_agent=(header(router, "user-agent") or "")[:512], ip=client_ip(router),
-                               country=header(router, "cloudfront-viewer-country") or None,
-                               city=unquote(city) if city else None)
+                               country=country, city=city)
 
 
 @router.get("/t/o/<token>", summary="Open-tracking pixel (public)",

@@ -8,7 +8,7 @@ from typing import Any
 from lambdakit import clock
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
-from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_scope, tenant_student
+from ..identity import Principal, ensure_object_tenant, ensure_self, tenant_scope, tenant_student
 from . import repository as repo
 
 FOLD_TTL_SECONDS = 15 * 86400
@@ -83,10 +83,10 @@ def student_analytics(p: Principal, student_id: str) -> dict:
     from ..attempts import repository as arepo
 
     if p.is_student:
-        ensure_owner(p, student_id)
+        ensure_self(p, student_id)
     attempts = arepo.all_for_student(student_id, limit=200)
     if p.is_client_admin:
-        tenant_student(student_id, p.client_id)  # 404 STUDENT_NOT_FOUND for another tenant's student
+        tenant_student(student_id, p.client_id)  # 403 BOLA_VIOLATION for another tenant's student
         attempts = [a for a in attempts if a.get("client_id") == p.client_id]
     visible = {}
     done = [a for a in attempts if a.get("status") == "submitted"]

@@ -27,7 +27,8 @@ def attempt_token() -> str | None:
 @router.post("/api/attempts", summary="Start an attempt (student: test_id + student_id; guest: share_code, optional guest_name)",
              middlewares=[optional_auth],
              description="Students start their own attempt; client admins and super admins start one for a "
-                         "student of the test's tenant (`student_id` required; 404 `STUDENT_NOT_FOUND` otherwise). "
+                         "student of the test's tenant (`student_id` required; another tenant's student is 403 "
+                         "`BOLA_VIOLATION`/`TENANT_MISMATCH`, an unknown id 404 `STUDENT_NOT_FOUND`). "
                          "Guests: `share_code` (required; `test_id` optional and then checked against it) and "
                          "an optional `guest_name` (default `Guest`); send back the `guest_token` of an earlier start "
                          "in the `X-Guest-Token` header (or the `exam_guest` cookie). One guest attempt in "

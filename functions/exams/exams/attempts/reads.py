@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from lambdakit.errors import ApiError, NotFound, ValidationFailed
 
-from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_student
+from ..identity import Principal, ensure_object_tenant, ensure_self, tenant_student
 from . import repository as repo
 from .access import authorize, load, missing_auth, not_found
 from .views import answer_view, detail, present
@@ -65,9 +65,9 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
     if not sid:
         raise ValidationFailed("student_id or test_id is required", fields={"student_id": "Required"})
     if p.is_student:
-        ensure_owner(p, sid)
+        ensure_self(p, sid)
     elif p.is_client_admin:
-        tenant_student(sid, p.client_id)  # 404: neither the list nor its total of another tenant
+        tenant_student(sid, p.client_id)  # 403: neither the list nor its total of another tenant
     from ..tests import repository as trepo
 
     items, nxt = repo.page_for_student(sid, page=page, limit=limit, cursor=cursor)

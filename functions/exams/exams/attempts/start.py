@@ -11,7 +11,7 @@ from lambdakit.errors import ApiError, ConditionFailed, NotFound, ValidationFail
 from lambdakit.observability import count
 from lambdakit.security import random_token, sha256_hex
 
-from ..identity import Principal, ensure_object_tenant, ensure_owner, tenant_student
+from ..identity import Principal, ensure_object_tenant, ensure_self, tenant_student
 from ..settings import settings
 from ..tests import repository as trepo
 from ..tests import service as tests
@@ -44,15 +44,16 @@ def _test_by_share_code(code: Any) -> str:
 def acting_student(p: Principal, client_id: str, student_id: str | None) -> str:
     """Whose attempt a signed-in caller starts. A student: only their own (403 IDOR_VIOLATION).
     An admin acts for a student and must name one that is a student of the test's tenant
-    (404 STUDENT_NOT_FOUND otherwise, also for a super admin)."""
+    (404 STUDENT_NOT_FOUND for an unknown id or a non-student; another tenant's student is 403
+    BOLA_VIOLATION, TENANT_MISMATCH for a super admin pairing it with this test)."""
     if p.is_student:
         sid = student_id or p.user_id
-        ensure_owner(p, sid)
+        ensure_self(p, sid)
         return sid
     if not student_id:
         raise ValidationFailed("student_id is required when an administrator starts an attempt",
                                fields={"student_id": "Required for administrators"})
-    tenant_student(student_id, client_id)
+    tenant_student(student_id, client_id, mismatch="TENANT_MISMATCH" if p.is_super_admin else "BOLA_VIOLATION")
     return student_id
 
 

@@ -66,8 +66,10 @@ def _subscription_entitlement(sub: dict, limits: dict | None) -> Entitlement:
 
 def _load_package(client_id: str, package_id: str) -> dict:
     pkg = repo.get_package(package_id)
-    if not pkg or pkg.get("client_id") != client_id:
+    if not pkg:
         raise _not_found("package", package_id)
+    if pkg.get("client_id") != client_id:  # the spec's cross-tenant rule (issue 32 item 6)
+        raise ApiError("This package belongs to another organisation", code="BOLA_VIOLATION", status=403)
     return pkg
 
 

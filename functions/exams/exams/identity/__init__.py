@@ -2,8 +2,9 @@
 
 Handlers use the route middlewares ``require(*roles)`` and ``optional_auth`` and read the
 caller with ``principal(app)``. Domain code checks tenancy with ``ensure_same_tenant``,
-``ensure_object_tenant``, ``ensure_owner`` and ``tenant_student`` (a student named in a
-body or query). The service-wide middleware in ``exams.http`` verifies the token once per
+``ensure_object_tenant``, ``ensure_owner``, ``ensure_self`` (a student naming a principal) and
+``tenant_student`` (a student named in a path, body or query). Another tenant's data is 403
+``BOLA_VIOLATION``/``TENANT_MISMATCH`` (spec rule 6); only ids that exist nowhere are 404. The service-wide middleware in ``exams.http`` verifies the token once per
 request and stores the result in ``app.context``.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Callable
 from lambdakit.errors import ApiError
 
 from .authn import AuthState
-from .members import student_not_found, tenant_student
+from .members import ensure_self, student_not_found, tenant_student
 from .policy import role_error
 from .principal import CLIENT_ADMIN, ROLES, STUDENT, SUPER_ADMIN, Identity, Principal
 from .tenancy import ensure_object_tenant, ensure_owner, ensure_same_tenant, forbidden, tenant_scope
@@ -24,7 +25,7 @@ __all__ = [
     "Principal", "Identity", "SUPER_ADMIN", "CLIENT_ADMIN", "STUDENT", "ROLES",
     "require", "optional_auth", "principal", "signed_in", "identity", "auth_state",
     "ensure_same_tenant", "ensure_object_tenant", "ensure_owner", "tenant_scope", "forbidden",
-    "tenant_student", "student_not_found",
+    "tenant_student", "student_not_found", "ensure_self",
 ]
 
 

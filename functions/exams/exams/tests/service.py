@@ -9,7 +9,7 @@ from typing import Any
 from lambdakit import clock, ids
 from lambdakit.errors import ApiError, ConditionFailed, NotFound, Unauthorized, ValidationFailed
 
-from ..identity import Principal, ensure_object_tenant, tenant_scope
+from ..identity import Principal, ensure_object_tenant, forbidden, tenant_scope
 from ..settings import settings
 from . import repository as repo
 
@@ -111,8 +111,13 @@ def _check_questions(p: Principal, client_id: str, qids: list[str]) -> dict[str,
 
     if not qids:
         return {}
-    found = {k: q for k, q in qrepo.get_many(qids).items() if q.get("client_id") == client_id}
-    missing = [q for q in qids if q not in found]  # another tenant's question is "missing" too (no oracle)
+    got = qrepo.get_many(qids)
+    foreign = [q for q in qids if q in got and got[q].get("client_id") != client_id]
+    if foreign:  # the spec's cross-tenant rule (issue 32 item 6; issue 17 had asked for 404)
+        raise forbidden("Some questions belong to another organisation",
+                        "TENANT_MISMATCH" if p.is_super_admin else "BOLA_VIOLATION")
+    found = {k: q for k, q in got.items() if q.get("client_id") == client_id}
+    missing = [q for q in qids if q not in found]
     if missing:
         raise ApiError("Some questions do not exist", code="QUESTION_NOT_FOUND", status=404,
                        details={"resource_type": "question", "resource_id": missing[0], "missing": missing[:50]})

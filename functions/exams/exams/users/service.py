@@ -17,8 +17,8 @@ from ..identity import (
     SUPER_ADMIN,
     Principal,
     ensure_object_tenant,
-    ensure_owner,
     ensure_same_tenant,
+    ensure_self,
 )
 from ..identity.policy import role_error
 from ..stats import counters
@@ -113,7 +113,7 @@ def update_profile(actor: Principal, profile_id: str, body: UpdateProfile) -> di
                        details={"resource_type": "profile", "resource_id": profile_id})
     changes = body.model_dump(exclude_unset=True)
     if actor.is_student:
-        ensure_owner(actor, profile_id)
+        ensure_self(actor, profile_id)
     elif actor.is_client_admin:
         ensure_object_tenant(actor, current.get("client_id"))
     if ("role" in changes and changes["role"] != current["role"]) or \

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from pydantic import ConfigDict, Field, StrictBool
 
+from lambdakit import objectkeys
 from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
@@ -42,6 +43,12 @@ class SubmissionDecision(Model):
     remarks: str = Field("", max_length=5000)
 
 
+#: a client-named key of the files bucket: shape checked here, provenance in ``resources`` (lambdakit.objectkeys)
+if TYPE_CHECKING:
+    ResourceKey = str
+else:
+    ResourceKey = objectkeys.key_type("resources/")
+
 ResourceType = Literal["video", "article", "document", "link", "file", "assignment"]
 
 
@@ -55,7 +62,7 @@ class ResourceIn(Model):
     description: str = Field("", max_length=5000)
     resource_type: ResourceType = "link"
     url: Optional[WebUrl] = Field(None, max_length=2000)
-    file_key: Optional[str] = Field(None, max_length=500, pattern=r"^resources/")
+    file_key: Optional[ResourceKey] = Field(None, max_length=500)
     is_active: StrictBool = True
 
 
@@ -69,7 +76,7 @@ class ResourcePatch(Model):
     description: Optional[str] = Field(None, max_length=5000)
     resource_type: Optional[ResourceType] = None
     url: Optional[WebUrl] = Field(None, max_length=2000)
-    file_key: Optional[str] = Field(None, max_length=500, pattern=r"^resources/")
+    file_key: Optional[ResourceKey] = Field(None, max_length=500)
     is_active: Optional[StrictBool] = None
 
 

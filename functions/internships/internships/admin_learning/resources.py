@@ -1,9 +1,13 @@
-"""Admin learning resources: CRUD, multipart upload to S3, presigned upload URLs."""
+"""Admin learning resources: CRUD, multipart upload to S3, presigned upload URLs.
+
+A ``file_key`` in a create/update body is a client-named object key (issue 32 item 4): beyond its
+shape (the model, ``lambdakit.objectkeys``), it must be a key the upload or sign route issued to the
+same admin (``objectkeys.issue``/``require_issued``), or the one the resource already holds."""
 from __future__ import annotations
 
 import re
 
-from lambdakit import clock, ids
+from lambdakit import clock, ids, objectkeys
 from lambdakit.errors import BadRequest, NotFound, ValidationFailed
 
 from .. import activity
@@ -23,6 +27,16 @@ def _get(rid: str) -> dict:
     if not r:
         raise NotFound("Resource not found")
     return r
+
+
+KEY_PREFIX = "resources/"
+KEY_PURPOSE = "resource"
+
+
+def _check_key(admin_id: str, key: str | None, current: str | None = None) -> None:
+    if key:
+        objectkeys.require_issued(repo.table(), key, prefix=KEY_PREFIX, purpose=KEY_PURPOSE, owner=admin_id,
+                                  current=current)
 
 
 def _check_target(data: dict) -> None:
@@ -61,6 +75,7 @@ def get(rid: str) -> dict:
 
 def create(admin_id: str, data: dict) -> dict:
     _check_target(data)
+    _check_key(admin_id, data.get("file_key"))
     now = clock.now_iso()
     r = {k: v for k, v in data.items() if v is not None}
     r.update({"id": ids.sortable_id(), "created_at": now, "updated_at": now, "created_by": admin_id})
@@ -79,6 +94,8 @@ def update(admin_id: str, rid: str, changes: dict) -> dict:
             merged[k] = v
     if "domain_id" in changes or "url" in changes or "file_key" in changes:
         _check_target(merged)
+    if changes.get("file_key"):
+        _check_key(admin_id, changes["file_key"], current=before.get("file_key"))
     merged["updated_at"] = clock.now_iso()
     merged["updated_by"] = admin_id
     repo.replace_resource(merged, before["updated_at"])
@@ -142,6 +159,7 @@ def upload(admin_id: str, body: bytes, content_type_header: str | None) -> dict:
         raise BadRequest("File content does not match its type")
     key = _key(f.filename, declared)
     url = repo.presign("get_object", key, 3600)  # before the upload: a presign failure stores nothing
+    objectkeys.issue(repo.table(), key, purpose=KEY_PURPOSE, owner=admin_id)  # harmless if the put fails
     repo.s3_put(key, f.data, declared)  # an S3 failure: 503/500, and no "resource.upload" entry
     activity.record(admin_id, "resource.upload", "file", key, after={"size": len(f.data), "content_type": declared,
                                                                      "resource_type": rtype})
@@ -156,6 +174,7 @@ def sign(admin_id: str, filename: str, content_type: str, resource_type: str) ->
     key = _key(filename, ct)
     ttl = settings().resource_upload_url_ttl_seconds
     url = repo.presign("put_object", key, ttl, ct)
+    objectkeys.issue(repo.table(), key, purpose=KEY_PURPOSE, owner=admin_id)
     activity.record(admin_id, "resource.sign", "file", key, after={"content_type": ct, "resource_type": resource_type})
     return {"uploadUrl": url, "method": "PUT", "headers": {"Content-Type": ct}, "key": key, "file_key": key,
             "expiresIn": ttl}

@@ -1,8 +1,13 @@
 """CSRF defence for cookie-authenticated unsafe requests (Bearer requests are exempt).
 
-Accepted when the browser says the request is same-site (``Sec-Fetch-Site``), when
+Accepted when the browser says the request is same-origin (``Sec-Fetch-Site``), when
 ``Origin`` is one of ours, or when the double-submit header ``X-CSRF-Token`` equals the
 ``csrf-token`` cookie set at sign-in.
+
+``Sec-Fetch-Site: same-site`` alone is not proof (issue 32 item 11): any sibling subdomain of
+the registrable domain is "same site", so a takeover of ``blog.example.com`` would pass. A
+same-site request passes only when ``INTERNSHIPS_CSRF_SAME_SITE_ORIGINS`` lists sibling origins
+and its ``Origin`` is one of them (or one of our trusted origins).
 """
 from __future__ import annotations
 
@@ -38,16 +43,23 @@ def trusted_origins(host: str | None = None) -> set[str]:
     return out
 
 
+def same_site_origins() -> set[str]:
+    """Sibling origins a ``Sec-Fetch-Site: same-site`` request may come from (empty: none)."""
+    return {o for o in (_origin_of(u) for u in settings().csrf_same_site_origins.split(",") if u.strip()) if o}
+
+
 def check(app) -> None:
-    """Raise ``Forbidden`` unless this cookie-authenticated request is same-site or double-submitted."""
+    """Raise ``Forbidden`` unless this cookie-authenticated request is same-origin, from one of
+    our (or listed sibling) origins, or double-submitted."""
     sfs = (header(app, "sec-fetch-site") or "").lower()
-    if sfs in ("same-origin", "same-site"):
+    if sfs == "same-origin":
         return
     origin = header(app, "origin")
-    if origin and sfs != "cross-site":
-        o = _origin_of(origin)
-        if o and o in trusted_origins(header(app, "host")):
-            return
+    o = _origin_of(origin) if origin else None
+    if o and sfs == "same-site" and o in same_site_origins():
+        return
+    if o and sfs != "cross-site" and o in trusted_origins(header(app, "host")):
+        return
     sent = header(app, CSRF_HEADER)
     cookie = cookies(app).get(CSRF_COOKIE)
     if sent and cookie and len(cookie) >= 16 and constant_time_equals(sent, cookie):

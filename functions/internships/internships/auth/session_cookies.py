@@ -45,3 +45,9 @@ def short_cookie(name: str, value: str, path: str, max_age: int) -> Cookie:
     """A short-lived HttpOnly cookie (OAuth state)."""
     return Cookie(name, value, path=path, secure=_secure(), http_only=True, max_age=max_age,
                   same_site=SameSite.LAX_MODE)
+
+
+def long_cookie(name: str, value: str, path: str, max_age: int) -> Cookie:
+    """A long-lived HttpOnly cookie (the analytics visitor id), same flags as the others."""
+    return Cookie(name, value, path=path, secure=_secure(), http_only=True, max_age=max_age,
+                  same_site=SameSite.LAX_MODE)

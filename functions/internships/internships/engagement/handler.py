@@ -49,9 +49,10 @@ def get_notifications():
 
 
 @router.post("/api/notifications", middlewares=AUTH, summary="Mark a notification read",
-             description="Body {announcementId} (spec) or {notificationId} (an id from the feed).",
+             description="Body {announcementId} (spec) or {notificationId} (an id from the caller's own feed: "
+                         "404 for any other; at most INTERNSHIPS_NOTIFICATION_MARKS_PER_USER marks, 409 past it).",
              openapi_extensions=doc(body="internships.announcements.models:MarkRead",
-                                    response="internships.announcements.models:ReadResult"))
+                                    response="internships.announcements.models:ReadResult", errors=(404, 409)))
 def post_notifications():
     from ..announcements.models import MarkRead
     from ..notifications import service as notifications

@@ -6,7 +6,7 @@ import base64
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import client_ip, json_object, parse_model, query
+from lambdakit.http import client_ip, cookies, json_object, parse_model, query
 from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry, ok
@@ -75,16 +75,26 @@ def track():
 
 
 @router.post("/api/analytics/visit", summary="Count a site visit (public, rate limited)",
-             description="Body optional {visitorId, path}. Bumps the daily unique-visitor counter the admin "
-                         "conversion funnel reads (one count per visitor, or per IP without visitorId, per UTC day).",
+             description="Body optional {path} (a `visitorId` in the body is ignored). The visitor is the one the "
+                         "service issued in the `visitor-id` cookie (signed; HttpOnly, Secure, SameSite=Lax); without "
+                         "a valid one a new visitor is issued and the cookie set. Bumps the daily unique-visitor "
+                         "counter the admin conversion funnel reads, once per visitor per UTC day, and at most "
+                         "`INTERNSHIPS_VISIT_NEW_PER_IP_PER_DAY` new visitors per address per day.",
              openapi_extensions=doc(body="internships.forms.models:VisitIn",
                                     response="internships.forms.models:VisitResult", public=True))
 def post_visit():
+    from ..auth.session_cookies import long_cookie
+
     ip = client_ip(router)
     headers = service.check_rate("visit", ip, settings().visit_rate_limit)
-    body = parse_model(VisitIn, json_object(router, required=False))
-    counted = service.visit(body.visitorId, ip)
-    return ok({"success": True, "counted": counted}, headers=headers)
+    parse_model(VisitIn, json_object(router, required=False))
+    vid = service.issued_visitor(cookies(router).get(service.VISITOR_COOKIE))
+    set_cookie = None
+    if vid is None:  # a client-chosen id is never a visitor: the service issues one
+        vid, value = service.new_visitor_cookie()
+        set_cookie = [long_cookie(service.VISITOR_COOKIE, value, "/api/analytics", service.VISITOR_COOKIE_MAX_AGE)]
+    counted = service.visit(vid, ip)
+    return ok({"success": True, "counted": counted}, headers=headers, cookies=set_cookie)
 
 
 app = build_app(router)

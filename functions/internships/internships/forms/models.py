@@ -111,7 +111,8 @@ class ContactIn(Model):
 
 class VisitIn(Model):
     model_config = ConfigDict(extra="ignore")
-    visitorId: str | None = Field(default=None, max_length=100)
+    visitorId: str | None = Field(default=None, max_length=100,
+                                  description="Ignored (issue 32): the visitor is the service-issued visitor-id cookie")
     path: str | None = Field(default=None, max_length=300)
 
 

@@ -7,7 +7,8 @@ Items:
 * newsletter subscriber: ``pk="NEWSLETTER#<email>"``, ``sk="SUBSCRIBER"``.
 * contact message: ``pk="CONTACT#<id>"``, ``sk="CONTACT"``; ``gsi1pk="CONTACTS"``; counter ``COUNTER#CONTACTS``.
 * visitors: marker ``pk="VISITOR#<day>"``, ``sk=<hash>`` (TTL 2 days) and counters
-  ``pk="COUNTER#VISITS"``, ``sk="DAY#<day>"`` / ``sk="TOTAL"`` (attribute ``visitors``).
+  ``pk="COUNTER#VISITS"``, ``sk="DAY#<day>"`` / ``sk="TOTAL"`` (attribute ``visitors``), and the
+  per-address budget of new visitors ``pk="VISITNEW#<day>"``, ``sk=<address hash>`` (``n``, TTL 2 days).
 """
 from __future__ import annotations
 
@@ -78,13 +79,16 @@ def save_contact(msg: dict, mail_ops: list[dict]) -> None:
     table().transact(ops, fresh=_fresh_puts(ops))
 
 
-def count_visit(day: str, visitor_hash: str, ttl: int) -> bool:
-    """Count a visitor once per day; False when already counted today."""
+def count_visit(day: str, visitor_hash: str, ip_hash: str, cap: int, ttl: int) -> bool:
+    """Count a visitor once per day, within the address's daily budget of new visitors (``cap``):
+    False when already counted today or when the budget is spent (nothing is written then)."""
     try:
         table().transact([
             {"put": {"pk": f"VISITOR#{day}", "sk": visitor_hash, "ttl": ttl}, "condition": "attribute_not_exists(pk)"},
             {"update": ("COUNTER#VISITS", f"DAY#{day}"), "add": {"visitors": 1}},
             {"update": ("COUNTER#VISITS", "TOTAL"), "add": {"visitors": 1}},
+            {"update": (f"VISITNEW#{day}", ip_hash), "add": {"n": 1}, "set": {"ttl": ttl},
+             "condition": "attribute_not_exists(n) OR n < :cap", "values": {":cap": cap}},
         ])
     except ConditionFailed:
         return False

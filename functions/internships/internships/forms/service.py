@@ -95,7 +95,42 @@ def contact(body: ContactIn) -> dict:
     return msg
 
 
-def visit(visitor_id: str | None, ip: str) -> bool:
+# ---------------------------------------------------------------- visitors (issue 32 item 7)
+VISITOR_COOKIE = "visitor-id"
+VISITOR_COOKIE_MAX_AGE = 365 * 86400
+
+
+def _visitor_mac(vid: str) -> str:
+    import hashlib
+    import hmac
+
+    from ..auth.tokens import signing_key
+
+    # its own derived key: a visitor cookie can never be mistaken for (or forge) an access token
+    key = hmac.new(signing_key().encode(), b"internships visitor cookie v1", hashlib.sha256).digest()
+    return hmac.new(key, vid.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def issued_visitor(cookie: str | None) -> str | None:
+    """The visitor id of a cookie this service issued (``<id>.<mac>``), else ``None``."""
+    from lambdakit.security import constant_time_equals
+
+    if not cookie or len(cookie) > 100 or cookie.count(".") != 1:
+        return None
+    vid, mac = cookie.split(".")
+    return vid if vid and constant_time_equals(mac, _visitor_mac(vid)) else None
+
+
+def new_visitor_cookie() -> tuple[str, str]:
+    """``(visitor id, cookie value)`` of a newly issued visitor."""
+    vid = ids.new_id().replace("-", "")
+    return vid, f"{vid}.{_visitor_mac(vid)}"
+
+
+def visit(visitor_id: str, ip: str) -> bool:
+    """Count ``visitor_id`` (one the service issued) once per UTC day; each address may add at most
+    ``visit_new_per_ip_per_day`` new visitors a day."""
     day = clock.today()
-    h = sha256_hex(f"{day}|{visitor_id or 'ip:' + ip}")[:32]
-    return repo.count_visit(day, h, int(clock.now_ts()) + 2 * 86400)
+    h = sha256_hex(f"{day}|{visitor_id}")[:32]
+    return repo.count_visit(day, h, sha256_hex(f"{day}|ip:{ip}")[:32], settings().visit_new_per_ip_per_day,
+                            int(clock.now_ts()) + 2 * 86400)

@@ -9,13 +9,18 @@ Built at read time from three sources, all bounded per user:
 Enrollment and milestone entries have stable ids (``enrollment:<id>:<status>``,
 ``milestone:<id>:<status>:<reviewed_at>``) and can be marked read with
 ``POST /api/notifications {notificationId}``; ``{announcementId}`` marks an announcement read.
+
+A mark is written only for an entry of the caller's own feed sources (issue 32 item 10): the id must
+be one the caller's enrollments and milestones produce right now (404 otherwise), and a user holds at
+most ``notification_marks_per_user`` marks (a counter item, conditional update; 409 past it).
 """
 from __future__ import annotations
 
-from lambdakit.errors import BadRequest
+from lambdakit.errors import BadRequest, NotFound
 
 from .. import people
 from ..announcements import service as announcements
+from ..settings import settings
 from . import repository as repo
 
 MAX_ITEMS = 20
@@ -78,6 +83,12 @@ def feed(user_id: str, role: str) -> dict:
     return {"success": True, "notifications": items, "unreadCount": sum(1 for i in items if not i["read"])}
 
 
+def _own_event_ids(user_id: str) -> set[str]:
+    """Ids of every enrollment and milestone entry the user's own records produce (bounded reads)."""
+    events = _enrollment_events(people.enrollments_of(user_id)) + _milestone_events(people.milestones_of(user_id))
+    return {e["id"] for e in events}
+
+
 def mark_read(user_id: str, role: str, announcement_id: str | None, notification_id: str | None) -> dict:
     if announcement_id:
         return announcements.mark_read(user_id, role, announcement_id)
@@ -86,6 +97,8 @@ def mark_read(user_id: str, role: str, announcement_id: str | None, notification
             return announcements.mark_read(user_id, role, notification_id.split(":", 1)[1])
         if not notification_id.startswith(("enrollment:", "milestone:")):
             raise BadRequest("notificationId is not a known notification")
-        repo.mark_read(user_id, notification_id)
+        if role != "student" or notification_id not in _own_event_ids(user_id):
+            raise NotFound("Notification not found")
+        repo.mark_read(user_id, notification_id, settings().notification_marks_per_user)
         return {"success": True, "notificationId": notification_id, "read": True}
     raise BadRequest("announcementId is required")
