@@ -7,6 +7,7 @@ failed ``npm install`` fails the test. The package is installed once into ``.loc
 from __future__ import annotations
 
 import base64
+import fcntl
 import os
 import socket
 import subprocess
@@ -27,15 +28,20 @@ NPM_PACKAGE = "standardwebhooks@1.1.1"
 @pytest.fixture(scope="module")
 def node_prefix() -> Path:
     require_binary("node", "nodejs")
-    npm = require_binary("npm", "npm")
-    if not (PREFIX / "node_modules" / "standardwebhooks" / "package.json").exists():
-        PREFIX.mkdir(parents=True, exist_ok=True)
-        r = subprocess.run([npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--no-save",
-                            NPM_PACKAGE], capture_output=True, text=True, timeout=300)
-        if r.returncode != 0:
-            msg = f"npm install {NPM_PACKAGE} failed: {r.stderr[-2000:]}"
-            pytest.fail(msg) if tools_required() else pytest.skip(msg)
-    (PREFIX / "receiver.js").write_text(example("node"), encoding="utf-8")
+    npm = require_binary("npm", "nodejs")
+    PREFIX.mkdir(parents=True, exist_ok=True)
+    with open(PREFIX / ".lock", "w") as lock:  # xdist workers share the folder: one installs
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (PREFIX / "node_modules" / "standardwebhooks" / "package.json").exists():
+            r = subprocess.run([npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--no-save",
+                                NPM_PACKAGE], capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                msg = f"npm install {NPM_PACKAGE} failed: {r.stderr[-2000:]}"
+                pytest.fail(msg) if tools_required() else pytest.skip(msg)
+        script = PREFIX / "receiver.js"
+        tmp = script.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(example("node"), encoding="utf-8")
+        tmp.replace(script)
     return PREFIX
 
 
