@@ -17,12 +17,14 @@ TO ?=
 RATE ?=
 DRY ?=
 STATUS ?=
+# `make base-url [STACK=...] [URL=...] [DRY=1]`: write the links' base URL into SSM (docs/operations.md)
+URL ?=
 # `make fuzz LONG=1`: the long profile (>= 10,000 cases per service); FUZZ_MAX_EXAMPLES overrides.
 LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive base-url lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -57,6 +59,10 @@ invoke: $(STAMP)
 redrive: $(STAMP)
 	@test -n "$(QUEUE)" || { echo "usage: make redrive QUEUE=<service>/<LogicalId>|<name>|<url>|<arn> [STACK=] [TO=] [RATE=] [DRY=1] [STATUS=1]"; exit 2; }
 	$(PY) tools/redrive.py '$(QUEUE)' $(if $(STACK),--stack '$(STACK)') $(if $(TO),--to '$(TO)') $(if $(RATE),--rate $(RATE)) $(if $(DRY),--dry-run) $(if $(STATUS),--status)
+
+# Write each service's public base URL (the stack's API URL, or URL=) into its SSM parameter (issue 33).
+base-url: $(STAMP)
+	$(PY) tools/base_url.py $(if $(STACK),--stack '$(STACK)') $(if $(URL),--url '$(URL)') $(if $(DRY),--dry-run)
 
 check: lint typecheck typecheck-domains architecture
 
