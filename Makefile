@@ -1,6 +1,9 @@
 # The two commands: `make dev` runs all three services locally; `make test` runs the whole suite.
 # Both create the virtual environment (.venv, from requirements/dev.lock) on first use.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The first interpreter that really runs Python 3.13: python3.13 on PATH (a pyenv shim for an
+# inactive version does not), then pyenv's and the usual install locations.
+PYTHON ?= $(shell for p in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3.13 /usr/local/bin/python3.13 /usr/bin/python3.13 python3; do \
+  $$p -c 'import sys; assert sys.version_info[:2] == (3, 13)' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -19,24 +22,31 @@ DRY ?=
 STATUS ?=
 # `make base-url [STACK=...] [URL=...] [DRY=1]`: write the links' base URL into SSM (docs/operations.md)
 URL ?=
+# `make dev RATE_LIMITS=off`: lifts the per-address registration/login rate limits (local stage only).
+RATE_LIMITS ?=
+# `make demo`: fills a running `make dev` with a small data set through the API (tools/demo.py).
+DEV_JSON ?= .local/dev.json
 # `make fuzz LONG=1`: the long profile (>= 10,000 cases per service); FUZZ_MAX_EXAMPLES overrides.
 LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive base-url lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive base-url lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
 $(STAMP): requirements/dev.lock
-	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required (set PYTHON=...)"'
+	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 13), "Python 3.13 is required (set PYTHON=...)"'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.lock
 	touch $(STAMP)
 
 dev: $(STAMP)
-	$(PY) -m local_runtime
+	$(if $(RATE_LIMITS),LOCAL_RATE_LIMITS=$(RATE_LIMITS) )$(PY) -m local_runtime
+
+demo: $(STAMP)
+	$(PY) tools/demo.py --dev-json $(DEV_JSON)
 
 test: $(STAMP)
 	@$(PY) tools/ensure_apt.py
@@ -98,8 +108,9 @@ validate: $(STAMP)
 
 # `sam build`, then bytecode for every built function and layer (tools/precompile.py: Lambda's
 # code folders are read-only, so without shipped .pyc every cold start compiles every module).
+# sam build looks for `python3.13` on PATH (a pyenv shim of an inactive version fails): the venv's first.
 build: $(STAMP)
-	$(VENV)/bin/sam build --template-file template.yaml
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/sam build --template-file template.yaml
 	$(PY) tools/precompile.py .aws-sam/build
 
 precompile: $(STAMP)

@@ -9,7 +9,7 @@ Shared by ``tests/platform/test_artifact.py`` (the built artifact loads and serv
   item (for the floor's GetItem) to a JSON file, and lives until its stdin closes. With
   ``seed=True`` it also seeds each service's dev principal (``state["auth"]``) and the sample
   items the events name (``state["ids"]``; ``_seed_campaigns``/``_seed_exams``/``_seed_internships``).
-* ``runtime_dir``: the packages the python3.11 Lambda runtime itself provides (boto3,
+* ``runtime_dir``: the packages the python3.13 Lambda runtime itself provides (boto3,
   botocore, s3transfer, jmespath, python-dateutil, six, urllib3), linked from this virtualenv
   into a directory of their own; nothing else of the virtualenv is visible to a function.
 * ``fill`` / ``event_for(service, logical_id, ids)``: a sample event with its ``{{service.name}}``
@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "lambda_runner.py"
 EVENTS = ROOT / "events" / "functions"
-#: What the AWS Lambda python3.11 runtime ships outside the function and its layers.
+#: What the AWS Lambda python3.13 runtime ships outside the function and its layers.
 RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py", "urllib3")
 REGION = "us-east-1"
 FLOOR_KEY = {"pk": "BENCH#floor", "sk": "BENCH#floor"}
@@ -162,7 +162,7 @@ class Emulator:
 def base_env(endpoint: str, *, tracing: bool = True) -> dict[str, str]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TZ": "UTC",
            "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-           "AWS_REGION": REGION, "AWS_DEFAULT_REGION": REGION, "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+           "AWS_REGION": REGION, "AWS_DEFAULT_REGION": REGION, "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
            "POWERTOOLS_METRICS_NAMESPACE": "Artifact"}
     if tracing:  # as on Lambda with Tracing: Active; the segments go to a closed UDP port
         env.update({"_X_AMZN_TRACE_ID": "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",

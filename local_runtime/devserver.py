@@ -12,6 +12,9 @@
    ``127.0.0.1:LOCAL_OIDC_PORT`` (9400; a free port when busy; ``LOCAL_OIDC=0`` turns it off),
    with the service's client registered and the service pointed at it (``oidc``); how to sign
    in is written under ``internships.google`` in dev.json.
+8. CORS from each template's ``CorsConfiguration`` (``cors``), with ``AllowedOrigins`` locally =
+   every front's origin (127.0.0.1 and localhost), ``DEV_ORIGINS`` and ``LOCAL_CORS_ORIGINS``
+   (comma separated); written as ``cors_origins`` in dev.json.
 
 Ctrl-C (or SIGTERM) stops everything; the emulator keeps no state between runs.
 """
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from . import invoke as inv
+from .cors import CorsConfig
 from .front import Front
 from .provision import Clients, ServiceEnv, provision
 from .schedule import Schedule, schedules_of
@@ -43,6 +47,8 @@ from .testing import LOCAL_PARAMS, export_env
 log = logging.getLogger("local_runtime")
 _NO_LOCK = contextlib.nullcontext()
 DEFAULT_PORTS = {"campaigns": 3001, "exams": 3002, "internships": 3003}
+#: Browser origins a local front end is usually served from (Vite, Create React App / Next.js).
+DEV_ORIGINS = ("http://localhost:5173", "http://127.0.0.1:5173", "http://localhost:3000", "http://127.0.0.1:3000")
 
 
 def env_int(name: str, default: int) -> int:
@@ -121,15 +127,33 @@ class Runtime:
             os.environ.setdefault(k, v)
         os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
+    def front_port(self, index: int, name: str) -> int:
+        return env_int(f"LOCAL_{name.upper()}_PORT", DEFAULT_PORTS.get(name, 3010 + index))
+
+    def cors_origins(self) -> list[str]:
+        """The local ``AllowedOrigins`` of every service: each front's own origin (so the pages
+        and Swagger UI of one front can call the others), the usual front-end dev servers, and
+        ``LOCAL_CORS_ORIGINS``."""
+        out: list[str] = []
+        for i, name in enumerate(self.services):
+            port = self.front_port(i, name)
+            out += [f"http://{h}:{port}" for h in dict.fromkeys((self.host, "127.0.0.1", "localhost"))]
+        out += DEV_ORIGINS
+        out += [o.strip() for o in os.environ.get("LOCAL_CORS_ORIGINS", "").split(",") if o.strip()]
+        return list(dict.fromkeys(out))
+
     def params_for(self, index: int, name: str) -> dict[str, str]:
         """Template parameters of a service under the local runtime: ``LOCAL_PARAMS`` with its
-        URLs pointing at this front's real port, then ``LOCAL_PARAM_<SERVICE>_<Name>`` overrides."""
+        URLs pointing at this front's real port and ``AllowedOrigins`` = ``cors_origins()``, then
+        ``LOCAL_PARAM_<SERVICE>_<Name>`` overrides."""
         params = dict(LOCAL_PARAMS.get(name, {"Stage": "local"}))
-        port = env_int(f"LOCAL_{name.upper()}_PORT", DEFAULT_PORTS.get(name, 3010 + index))
+        port = self.front_port(index, name)
         base = f"http://{self.host}:{port}"
         for key in ("PublicBaseUrl", "FrontendUrl"):
             if key in params:
                 params[key] = base
+        if "AllowedOrigins" in (self.services[name].template.get("Parameters") or {}):
+            params["AllowedOrigins"] = ",".join(self.cors_origins())
         if name == "internships" and self.oidc is not None:
             params["GoogleIssuer"] = self.oidc.issuer
             params["GoogleClientId"] = self._oidc_client_id
@@ -156,14 +180,24 @@ class Runtime:
         for i, (name, svc) in enumerate(self.services.items()):
             self.envs[name] = provision(svc, self.params_for(i, name), clients=clients)
             export_env(svc, self.envs[name])
+            if os.environ.get("LOCAL_RATE_LIMITS", "").strip().lower() == "off":
+                # `make dev RATE_LIMITS=off`: read by the settings model, honoured under Stage=local only
+                os.environ[f"{name.upper()}_LOCAL_RATE_LIMITS"] = "off"
         inv.ensure_paths(code_dirs=[s.dir for s in self.services.values()])
 
     def start_fronts(self) -> None:
         from .openapi import service_document
 
         for i, (name, svc) in enumerate(self.services.items()):
-            port = env_int(f"LOCAL_{name.upper()}_PORT", DEFAULT_PORTS.get(name, 3010 + i))
-            front = Front(svc, self.host, port, self.invoke, _document_of(svc, service_document))
+            port = self.front_port(i, name)
+            cors = CorsConfig.of(svc, self.envs[name].resolve) if name in self.envs else None
+            pages = None
+            if name == "internships":
+                from .pages import Pages
+
+                pages = Pages(self.invoke, svc).handle
+            front = Front(svc, self.host, port, self.invoke, _document_of(svc, service_document),
+                          cors=cors, pages=pages)
             front.start()
             self.fronts[name] = front
 
@@ -182,6 +216,8 @@ class Runtime:
                     block.update(extra or {})
                 except Exception:  # noqa: BLE001 - the service still runs; say why it has no credentials
                     log.exception("%s: devseed failed; its credentials are missing from dev.json", name)
+            cors = self.fronts[name].cors  # after base_url and the devseed fields (dev.json only grows)
+            block["cors_origins"] = list(cors.allow_origins) if cors is not None else []
             if name == "internships" and self.oidc is not None:
                 from .oidc import dev_info
 

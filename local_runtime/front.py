@@ -4,8 +4,10 @@ Each request becomes the payload-2.0 event of the template route it matches (wit
 parameters, cookies, base64 bodies for binary/multipart content); the function's real
 handler runs with a Lambda context; the response goes back with its status, headers,
 cookies (one ``Set-Cookie`` each) and body. Unmatched routes answer 404 in the service's
-error format. Local-only extras (not deployed): ``GET /openapi.json`` and Swagger UI at
-``GET /docs`` with its assets served from the ``swagger-ui-py`` package.
+error format. With the template's ``CorsConfiguration``, preflights are answered and CORS
+headers set as the gateway does (``cors``). Local-only extras (not deployed): ``GET /openapi.json``
+and Swagger UI at ``GET /docs`` with its assets served from the ``swagger-ui-py`` package, and
+the ``pages`` a service's front serves (internships: the newcomer pages of ``pages``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import invoke as inv
+from .cors import CorsConfig
 from .stack import Service
 
 log = logging.getLogger("local_runtime.front")
@@ -52,8 +55,11 @@ def swagger_dir() -> Path | None:
 
 class Front:
     def __init__(self, svc: Service, host: str, port: int, invoker: Callable[[Any, dict], Any],
-                 openapi: Callable[[], dict]) -> None:
+                 openapi: Callable[[], dict], cors: CorsConfig | None = None,
+                 pages: Callable[[str, str, str, dict[str, str]], inv.HttpResult | None] | None = None) -> None:
         self.svc = svc
+        self.cors = cors
+        self.pages = pages
         self.invoker = invoker
         self.openapi = openapi
         self._openapi_cache: bytes | None = None
@@ -119,9 +125,6 @@ class Front:
         if body is not None and len(body) > MAX_BODY:
             return self._send(h, inv.HttpResult(413, {"content-type": "application/json"}, [],
                                                 b'{"message":"Request Entity Too Large"}'))
-        local = self._local_route(method, path)
-        if local is not None:
-            return self._send(h, local)
         headers: dict[str, str] = {}
         for k, v in h.headers.items():
             lk = k.lower()
@@ -130,6 +133,18 @@ class Front:
             if lk in headers:
                 v = f"{headers[lk]}{'; ' if lk == 'cookie' else ','}{v}"
             headers[lk] = v
+        pre = self.cors.preflight(method, headers) if self.cors is not None else None
+        if pre is not None:  # answered by the gateway for any path (cors.py)
+            status, cors_headers = pre
+            self._send(h, inv.HttpResult(status, cors_headers, [], b""), head=True)
+            log.info("%s %s %s -> %d preflight%s", self.svc.name, method, h.path, status,
+                     "" if cors_headers else " (origin, method or headers not allowed)")
+            return None
+        local = self._local_route(method, path)
+        if local is None and self.pages is not None:
+            local = self.pages(method, path, raw_query, headers)
+        if local is not None:
+            return self._send(h, local, head=method == "HEAD", request_headers=headers)
         client_ip = h.client_address[0]
         headers.setdefault("x-forwarded-for", client_ip)
         headers.setdefault("x-forwarded-proto", "http")
@@ -141,7 +156,7 @@ class Front:
             log.exception("%s %s %s: function error", self.svc.name, method, path)
             result = inv.HttpResult(500, {"content-type": "application/json"}, [],
                                     b'{"message":"Internal Server Error"}')
-        self._send(h, result, head=method == "HEAD")
+        self._send(h, result, head=method == "HEAD", request_headers=headers)
         log.info("%s %s %s -> %d (%.0f ms)", self.svc.name, method, h.path, result.status,
                  (time.monotonic() - started) * 1000)
 
@@ -169,9 +184,13 @@ class Front:
             return inv.HttpResult(200, {"content-type": ctype, "cache-control": "max-age=3600"}, [], f.read_bytes())
         return None
 
-    def _send(self, h: BaseHTTPRequestHandler, r: inv.HttpResult, *, head: bool = False) -> None:
+    def _send(self, h: BaseHTTPRequestHandler, r: inv.HttpResult, *, head: bool = False,
+              request_headers: dict[str, str] | None = None) -> None:
+        out = r.headers
+        if self.cors is not None and request_headers is not None:
+            out = self.cors.decorate(request_headers, r.headers)
         h.send_response(r.status)
-        for k, v in r.headers.items():
+        for k, v in out.items():
             if k in ("content-length", "connection", "transfer-encoding"):
                 continue
             h.send_header(k, v)

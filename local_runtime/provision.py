@@ -226,7 +226,8 @@ def provision(service: Service, params: dict[str, Any] | None = None, *, create:
         except (s3.exceptions.BucketAlreadyOwnedByYou, s3.exceptions.BucketAlreadyExists):
             pass
         if p.get("CorsConfiguration"):
-            s3.put_bucket_cors(Bucket=bucket, CORSConfiguration={"CORSRules": p["CorsConfiguration"]["CorsRules"]})
+            s3.put_bucket_cors(Bucket=bucket, CORSConfiguration={"CORSRules": [
+                s3_cors_rule(r) for r in p["CorsConfiguration"]["CorsRules"]]})
         if p.get("PublicAccessBlockConfiguration"):
             s3.put_public_access_block(Bucket=bucket,
                                        PublicAccessBlockConfiguration=p["PublicAccessBlockConfiguration"])
@@ -327,6 +328,14 @@ def provision(service: Service, params: dict[str, Any] | None = None, *, create:
 
 #: Sender domains verified in the emulator (SES refuses unverified senders, as AWS does).
 DEFAULT_SES_IDENTITIES = "example.com,example.org,example.net,localhost"
+
+
+#: CloudFormation's names of a bucket CORS rule's fields → the S3 API's (PutBucketCors).
+_CORS_RULE_KEYS = {"Id": "ID", "ExposedHeaders": "ExposeHeaders", "MaxAge": "MaxAgeSeconds"}
+
+
+def s3_cors_rule(rule: dict) -> dict:
+    return {_CORS_RULE_KEYS.get(k, k): (int(v) if k == "MaxAge" else v) for k, v in rule.items()}
 
 
 def bucket_notification(cfg: dict) -> dict:

@@ -10,7 +10,7 @@ bytecode, 2.3-2.5 s without. So ``make build`` runs ``sam build`` and then this,
 
 The ``.pyc`` are *unchecked-hash* based (PEP 552): valid whatever the files' timestamps after
 zip and unzip, never rewritten. They are made by this interpreter, which must be the templates'
-runtime's version (python3.11; the bytecode format changes between minor versions).
+runtime's version (python3.13; the bytecode format changes between minor versions).
 ``python tools/precompile.py [BUILD_DIR]`` (default ``.aws-sam/build``); exits 1 when one of our
 own modules (``lambdakit`` or a service package) does not compile. A third-party file that does
 not compile (none today) is listed and left to be compiled at import, as before.
@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNTIME = (3, 11)
+RUNTIME = (3, 13)
 OWN = ("lambdakit", "campaigns", "exams", "internships")
 
 

@@ -62,7 +62,8 @@ def test_dev_json_and_request_reaches_handler(fixture_rt):
     assert dev["aws"] == {"endpoint_url": f"http://127.0.0.1:{rt.emulator_port}", "region": "us-east-1"}
     base = dev["fixturesvc"]["base_url"]
     # devseed ran against the emulator and its fields follow base_url in the service's block
-    assert list(dev["fixturesvc"]) == ["base_url", "api_key", "extra"]
+    assert list(dev["fixturesvc"]) == ["base_url", "api_key", "extra", "cors_origins"]
+    assert dev["fixturesvc"]["cors_origins"] == []  # its HttpApi has no CorsConfiguration
     assert dev["fixturesvc"]["api_key"] == "fixture-key" and _state(base, "SEED")["n"] == 1
     r = requests.get(f"{base}/echo?a=1&a=2&b=", headers={"Cookie": "sid=1; other=2"}, timeout=5)
     assert r.status_code == 200

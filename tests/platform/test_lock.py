@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import lock  # noqa: E402
 
-#: The Lambda runtime's interpreter (python3.11 on Linux), for the environment markers.
-MARKERS = {**default_environment(), "python_version": "3.11", "sys_platform": "linux", "platform_system": "Linux"}
+#: The Lambda runtime's interpreter (python3.13 on Linux), for the environment markers.
+MARKERS = {**default_environment(), "python_version": "3.13", "sys_platform": "linux", "platform_system": "Linux"}
 
 
 def _roots(path: Path) -> list[Requirement]:

@@ -40,10 +40,10 @@ def test_service_template_layout(name):
     assert set(layers) == {"SharedLayer"}
     assert all(fn.layers == ["SharedLayer"] for fn in svc.functions.values())
     layer_res = layers["SharedLayer"]
-    assert layer_res["Metadata"]["BuildMethod"] == "python3.11"
+    assert layer_res["Metadata"]["BuildMethod"] == "python3.13"
     assert layer_res["Properties"]["ContentUri"] == "../../layers/shared"
     g = svc.template["Globals"]["Function"]
-    assert g["Runtime"] == "python3.11" and g["Architectures"] == ["arm64"]
+    assert g["Runtime"] == "python3.13" and g["Architectures"] == ["arm64"]
     assert g["Layers"] == [{"Ref": "SharedLayer"}]
     api_lid = next(iter(apis))
     for fn in svc.functions.values():

@@ -5,6 +5,11 @@ for local development only.
 """
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from pydantic import field_validator, model_validator
+
 from lambdakit.settings import (
     NO_REPLY_SENDER,
     PRESIGNED_URL_TTL_SECONDS,
@@ -131,7 +136,11 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     razorpay_api_url: str = "https://api.razorpay.com/v1"
     #: GST on invoices: prices are tax inclusive; CGST+SGST inside seller_state, else IGST.
     gst_rate_percent: float = 18.0
-    seller_name: str = "Internship Programme"
+    #: The supplier every invoice names (CGST Rules, rule 46: legal name, address, GSTIN): template
+    #: parameters SellerName, SellerAddress, SellerGstin, SellerState. Deployed with one of the first
+    #: three empty, invoices answer 503 SUPPLIER_NOT_CONFIGURED rather than an invoice without them;
+    #: the local stage fills empty ones with ``DEV_SELLER``. seller_name is also the certificates' issuer.
+    seller_name: str = ""
     seller_address: str = ""
     seller_gstin: str = ""
     seller_state: str = "Karnataka"
@@ -140,6 +149,53 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     certificate_verify_rate_per_minute: int = 30
     #: bootstrap super admin created by devseed (local runtime only).
     seed_admin_email: str = "admin@example.com"
+
+
+    @field_validator("seller_gstin")
+    @classmethod
+    def _gstin(cls, v: str) -> str:
+        v = (v or "").strip().upper()
+        if v and not gstin_valid(v):
+            raise ValueError("seller_gstin is not a valid GSTIN (15 characters, check character included)")
+        return v
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _dev_seller(cls, data: Any, handler: Any) -> "InternshipsSettings":
+        parsed = handler(data)
+        if not parsed.is_local:
+            return parsed
+        fill = {field: value for field, value in DEV_SELLER.items() if not getattr(parsed, field)}
+        return parsed.model_copy(update=fill) if fill else parsed
+
+    @property
+    def issuer(self) -> str:
+        """Who issues certificates: the supplier's legal name."""
+        return self.seller_name or "Internship Programme"
+
+
+_GSTIN = re.compile(r"^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$")
+_GSTIN_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def gstin_check_char(first14: str) -> str:
+    """The 15th character of a GSTIN (the GSTN's base-36 Luhn mod 36 check)."""
+    total = 0
+    for i, ch in enumerate(first14):
+        v = _GSTIN_CHARS.index(ch) * (2 if i % 2 else 1)
+        total += v // 36 + v % 36
+    return _GSTIN_CHARS[(36 - total % 36) % 36]
+
+
+def gstin_valid(v: str) -> bool:
+    """State code, PAN, entity number, ``Z`` and the check character of a GSTIN."""
+    return bool(_GSTIN.match(v)) and gstin_check_char(v[:14]) == v[14]
+
+
+#: The local stage's supplier (``make dev``, tests): a made-up company with a well-formed GSTIN.
+DEV_SELLER = {"seller_name": "Example Internships Private Limited",
+              "seller_address": "12 MG Road, Bengaluru, Karnataka 560001, India",
+              "seller_gstin": "29AABCE1234F1Z" + gstin_check_char("29AABCE1234F1Z")}
 
 
 def settings() -> InternshipsSettings:

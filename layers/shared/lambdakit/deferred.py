@@ -13,8 +13,9 @@ module. A ``from a.b import name`` runs it at once (the name has to be read), so
 anything wrong, at worst not faster.
 
 Only in a Lambda process (``LAMBDA_TASK_ROOT``, one request at a time, not ``sam local``):
-Python 3.11's ``LazyLoader`` is not safe when two threads touch a deferred module first at the
-same moment (fixed in 3.12), and the local runtime and the tests serve requests on threads.
+Python 3.11's ``LazyLoader`` was not safe when two threads touch a deferred module first at the
+same moment (fixed in 3.12; the functions run 3.13), and the local runtime and the tests serve
+requests on threads, so deferral stays where it was measured: one request at a time.
 ``defer`` returns whether it is active.
 """
 from __future__ import annotations

@@ -127,9 +127,19 @@ class ServiceSettings(BaseModel):
             raise ValueError(f"unknown stage {v!r}; allowed: {', '.join(sorted(ALLOWED_STAGES))}")
         return v
 
+    #: ``off`` lifts the per-address registration and login rate limits (``make dev RATE_LIMITS=off``:
+    #: everyone is 127.0.0.1 locally). Honoured only under Stage=local (``rate_limits_lifted``).
+    local_rate_limits: str = "on"
+
     @property
     def is_local(self) -> bool:
         return self.stage == LOCAL_STAGE
+
+    @property
+    def rate_limits_lifted(self) -> bool:
+        """True only on the local stage with ``<PREFIX>LOCAL_RATE_LIMITS=off``; any other stage
+        keeps every limit whatever the variable says."""
+        return self.is_local and self.local_rate_limits.strip().lower() == "off"
 
 
 class FilesBucket(BaseModel):

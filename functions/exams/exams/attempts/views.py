@@ -9,6 +9,7 @@ from lambdakit import clock
 
 from ..identity import Principal
 from . import paper
+from .correctness import may_see_correctness, projection
 
 #: Issue 23 rule 3: the graded ``results`` list on the attempt item (``A#META``) keeps an answer
 #: only up to this many characters (option letters, true/false, short fill-ins). Longer answers
@@ -35,19 +36,14 @@ def joined_results(results: list[dict] | None, answers: dict[str, dict]) -> list
             for r in results or []]
 
 
-def is_admin(p: Principal | None) -> bool:
-    return p is not None and (p.is_super_admin or p.is_client_admin)
-
-
-def results_visible(p: Principal | None, test: dict | None) -> bool:
-    if is_admin(p):
-        return True
-    if not test:
-        return False
-    return bool(test.get("show_results_after_submission")) or test.get("result_status") == "published"
+#: The one decision (``correctness.may_see_correctness``), under the name the callers know.
+results_visible = may_see_correctness
 
 
 def present(a: dict, test: dict | None, p: Principal | None) -> dict:
+    """``AttemptOut``, built from the correctness-free projection when results are hidden."""
+    visible = results_visible(p, test)
+    a = projection(a, visible)
     now = clock.now_ts()
     out = {k: a.get(k) for k in ("id", "student_id", "test_id", "client_id", "status", "guest_name", "started_at",
                                  "deadline", "submitted_at", "time_taken", "attempt_number", "risk_score",
@@ -63,12 +59,11 @@ def present(a: dict, test: dict | None, p: Principal | None) -> dict:
         out["current_section"] = (a.get("sections") or [{}])[paper.current_section_index(a, now)].get("id")
         out["server_time"] = clock.now_iso()
     if a.get("status") == "submitted":
-        visible = results_visible(p, test)
         out["result_masked"] = not visible
-        out["score"] = a.get("score") if visible else None
+        out["score"] = a.get("score")
         out["total_marks"] = a.get("total_marks")
-        out["percentage"] = a.get("percentage") if visible else None
-        out["passed"] = a.get("passed") if visible else None
+        out["percentage"] = a.get("percentage")
+        out["passed"] = a.get("passed")
         out["pending_manual_grading"] = int(a.get("pending_manual") or 0)
     else:
         out["score"] = None
@@ -88,6 +83,8 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
     """``AttemptDetail``: the summary plus the attempt's questions (``questions``: the test's paper),
     its sections with their closing times, the saved answers and, once visible, the results."""
     out = present(a, test, p)
+    visible = results_visible(p, test)
+    a = projection(a, visible)
     papers = {q["id"]: q for q in questions}
     qs = []
     for o in a.get("order") or []:
@@ -102,6 +99,6 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
                         "closes_at": paper.iso_at(a["started_ts"] + s["end_offset"])
                         if s.get("end_offset") is not None else None} for s in a.get("sections") or []]
     out["answers"] = [answer_view(x, a["id"]) for x in answers.values()]
-    if a.get("status") == "submitted" and results_visible(p, test) and (test or {}).get("allow_review", 1):
+    if a.get("status") == "submitted" and visible and (test or {}).get("allow_review", 1):
         out["results"] = joined_results(a.get("results"), answers)
     return out

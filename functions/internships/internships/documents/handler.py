@@ -59,7 +59,10 @@ def my_invoices():
 
 
 @router.get("/api/invoices/<id>/download-simple", summary="Invoice PDF (owner only)", middlewares=[require_user],
-             openapi_extensions=doc(content_type="application/pdf", errors=(409,)))
+            description="A GST tax invoice naming the supplier (legal name, address, GSTIN: CGST Rules, rule 46). "
+                        "503 `SUPPLIER_NOT_CONFIGURED` while the stack's SellerName, SellerAddress or "
+                        "SellerGstin parameter is empty (docs/internships-journey.md).",
+            openapi_extensions=doc(content_type="application/pdf", errors=(409, 503)))
 def download_invoice(id: str):  # noqa: A002
     from . import service
 

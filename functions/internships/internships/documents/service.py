@@ -6,6 +6,7 @@ import logging
 
 from lambdakit import clock
 from lambdakit.errors import (
+    ApiError,
     ConditionFailed,
     Conflict,
     Contention,
@@ -94,7 +95,7 @@ def _render_certificate(cert: dict) -> bytes:
     from .pdf import certificate_pdf
 
     return certificate_pdf(cert, verify_url=certificates.verify_url(cert["certificate_id"]),
-                           issuer=settings().seller_name, layout=active_layout())
+                           issuer=settings().issuer, layout=active_layout())
 
 
 def verify(cert_id: str, ip: str) -> dict:
@@ -145,8 +146,17 @@ def my_invoices(p, limit: int, offset: int) -> dict:
 
 
 def _seller() -> dict:
+    """The supplier block of every invoice (CGST Rules, rule 46: legal name, address, GSTIN). A stack
+    deployed without them issues no invoice PDF (503) rather than one a tax authority would refuse."""
     s = settings()
-    return {"name": s.seller_name, "address": s.seller_address, "gstin": s.seller_gstin, "state": s.seller_state}
+    seller = {"name": s.seller_name, "address": s.seller_address, "gstin": s.seller_gstin, "state": s.seller_state}
+    missing = [k for k in ("name", "address", "gstin") if not seller[k]]
+    if missing:
+        logger.error("invoice supplier not configured: %s (template parameters SellerName, SellerAddress, "
+                     "SellerGstin)", ", ".join(missing))
+        raise ApiError("Invoices are not available: the supplier's details are not configured",
+                       code="SUPPLIER_NOT_CONFIGURED", status=503, details={"missing": missing})
+    return seller
 
 
 def render_invoice(inv: dict) -> bytes:

@@ -3,8 +3,9 @@
 The body font is Open Sans (Latin, Greek, Cyrillic, Vietnamese; PyPI ``ttf-opensans``). The scripts it
 lacks come from the Noto fonts shipped in ``documents/fonts/`` (SIL Open Font License 1.1, see
 ``fonts/OFL.txt`` and ``fonts/README.md``): Devanagari, Bengali, Gujarati, Tamil, Telugu, Kannada,
-Malayalam and Arabic (regular and bold), and CJK (Chinese, Japanese kana, Korean hangul; one weight,
-a subset of Noto Sans CJK SC to the CJK blocks, used for bold text too). fpdf2 picks, character by
+Malayalam and Arabic (regular and bold), and CJK (Chinese, Japanese kana, Korean hangul; regular and
+bold, subsets of Noto Sans CJK SC to the CJK blocks, ``tools/subset_cjk_font.py``): a name is bold on a
+certificate in every script (issue 31 item 4). fpdf2 picks, character by
 character, the first fallback font that has the glyph (``set_fallback_fonts``), and HarfBuzz
 (``uharfbuzz``) shapes Indic conjuncts and joins right-to-left Arabic (``set_text_shaping``).
 
@@ -53,7 +54,7 @@ SCRIPTS: tuple[Script, ...] = (
     Script("NotoCJK", ((0x1100, 0x11FF), (0x3000, 0x303F), (0x3040, 0x30FF), (0x3100, 0x312F), (0x3130, 0x318F),
                        (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
                        (0xFF00, 0xFFEF)),
-           "NotoSansCJKsc-Regular.subset.otf", None, False),
+           "NotoSansCJKsc-Regular.subset.otf", "NotoSansCJKsc-Bold.subset.otf", False),
 )
 
 
@@ -73,7 +74,7 @@ def register(pdf: Any, texts: Iterable[str]) -> list[str]:
         if s.bold:
             pdf.add_font(s.family, "B", str(FONT_DIR / s.bold))
     if scripts:
-        # exact_match=False: bold text in a script shipped in one weight (CJK) uses that weight
+        # every script ships both weights; exact_match=False only keeps a font that lacked one usable
         pdf.set_fallback_fonts([s.family for s in scripts], exact_match=False)
     if any(s.shaping for s in scripts):
         pdf.set_text_shaping(True)
