@@ -20,6 +20,8 @@ TO ?=
 RATE ?=
 DRY ?=
 STATUS ?=
+# `make base-url [STACK=...] [URL=...] [DRY=1]`: write the links' base URL into SSM (docs/operations.md)
+URL ?=
 # `make dev RATE_LIMITS=off`: lifts the per-address registration/login rate limits (local stage only).
 RATE_LIMITS ?=
 # `make demo`: fills a running `make dev` with a small data set through the API (tools/demo.py).
@@ -29,7 +31,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account base-url lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -78,6 +80,10 @@ account: $(STAMP)
 redrive: $(STAMP)
 	@test -n "$(QUEUE)" || { echo "usage: make redrive QUEUE=<service>/<LogicalId>|<name>|<url>|<arn> [STACK=] [TO=] [RATE=] [DRY=1] [STATUS=1]"; exit 2; }
 	$(PY) tools/redrive.py '$(QUEUE)' $(if $(STACK),--stack '$(STACK)') $(if $(TO),--to '$(TO)') $(if $(RATE),--rate $(RATE)) $(if $(DRY),--dry-run) $(if $(STATUS),--status)
+
+# Write each service's public base URL (the stack's API URL, or URL=) into its SSM parameter (issue 33).
+base-url: $(STAMP)
+	$(PY) tools/base_url.py $(if $(STACK),--stack '$(STACK)') $(if $(URL),--url '$(URL)') $(if $(DRY),--dry-run)
 
 check: lint typecheck typecheck-domains architecture
 

@@ -26,6 +26,9 @@ class CampaignsSettings(ServiceSettings, FilesBucket):
     #: Secrets Manager ARN of the link-signing key; ``signing_secret`` overrides it locally.
     signing_secret_arn: SecretArn = ""
     signing_secret: str = ""
+    #: SSM parameter holding the public base URL when ``public_base_url`` is empty (issue 33: written
+    #: by ``make base-url`` from the stack's API URL; ``lambdakit.baseurl``).
+    public_base_url_parameter: str = ""
 
     # ---- camp-sending: sending pipeline, tracking, webhooks, SES feedback
     #: Default provider: ``ses`` or ``sandbox``; empty means sandbox under Stage=local, SES elsewhere.

@@ -37,6 +37,9 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     payment_secret_arn: SecretArn = ""
     payment_provider: str = "sandbox"
     frontend_url: str = ""
+    #: SSM parameter holding the API's public base URL when ``public_base_url`` is empty (issue 33:
+    #: ``make base-url`` writes it; ``internships.links``).
+    public_base_url_parameter: str = ""
     google_client_id: str = ""
     sender_email: str = NO_REPLY_SENDER
 

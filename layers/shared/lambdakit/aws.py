@@ -28,7 +28,7 @@ from typing import Any
 from .observability import patch_aws_sdk
 
 #: The services whose botocore data ships in ``botodata/`` (every client the services create).
-BUNDLED_SERVICES = ("cognito-idp", "dynamodb", "s3", "secretsmanager", "sesv2", "sqs")
+BUNDLED_SERVICES = ("cognito-idp", "dynamodb", "s3", "secretsmanager", "sesv2", "sqs", "ssm")
 DATA_DIR = Path(__file__).with_name("botodata")
 
 _lock = threading.Lock()

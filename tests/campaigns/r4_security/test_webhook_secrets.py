@@ -14,9 +14,12 @@ def _hex(secret: str, body: bytes) -> str:
 
 
 def _std(secret: str, req: dict) -> str:
+    """The Standard Webhooks signature: keyed with the base64-decoded bytes after ``whsec_`` (issue 30);
+    a secret of your own keys with its UTF-8 bytes."""
     h = req["headers"]
     msg = f"{h['webhook-id']}.{h['webhook-timestamp']}.".encode() + req["body"]
-    return "v1," + base64.b64encode(hmac.new(secret.encode(), msg, hashlib.sha256).digest()).decode()
+    key = base64.b64decode(secret[6:], validate=True) if secret.startswith("whsec_") else secret.encode()
+    return "v1," + base64.b64encode(hmac.new(key, msg, hashlib.sha256).digest()).decode()
 
 
 def _create(camp, receiver, **over):

@@ -8,7 +8,7 @@ from lambdakit.openapi import doc
 
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
-from ..sending import idempotency
+from ..sending import idempotency, tokens
 from . import service
 
 # Cold start: the body models (and what they import) load with the first write route, not with
@@ -62,12 +62,14 @@ def update_campaign(id: str):
              description="{confirm: true} moves a draft to scheduled (422 without it). {send_test: true, "
                          "test_emails: [...]} sends only to those addresses; status unchanged; scheduled_for is the "
                          "send time and estimated_recipients the distinct test addresses. Honours Idempotency-Key.",
-             openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.models:SendResult", errors=(409,)))
+             openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.models:SendResult", errors=(409,),
+                                    notes={503: tokens.BASE_URL_NOTE}))
 def send_campaign(id: str):
     from .models import SendRequest
 
     raw = json_object(router, required=False)
     parse_model(SendRequest, raw)
+    tokens.require_base_url()  # 503 BASE_URL_NOT_SET (issue 33), for a send and a test send alike
     res = idempotency.call("campaign.send", _acct(), header(router, "idempotency-key"), {"id": id, **raw},
                            {"account_id": _acct(), "cid": id, "body": raw}, router.lambda_context)
     return ok(res, "Test email sent" if res.get("test") else "Campaign scheduled")

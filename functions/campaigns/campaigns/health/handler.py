@@ -14,9 +14,19 @@ router = APIGatewayHttpRouter()
 
 
 @router.get("/health", summary="Service health (no authentication)",
+            description="200 always. status healthy, or degraded with issues [{code, message}] naming what "
+                        "does not work: BASE_URL_NOT_SET while the public base URL is unset (every send is then "
+                        "refused with 503 BASE_URL_NOT_SET).",
             openapi_extensions=doc(response="campaigns.health.models:Health", public=True))
 def health():
-    return ok({"status": "healthy", "version": VERSION, "timestamp": clock.now_iso()}, "Service is healthy")
+    # Issue 33: a stage whose links cannot resolve refuses sends; the reason is shown here until the
+    # base URL is set (stack parameter, or `make base-url` writing the SSM parameter).
+    from ..sending.tokens import base_url_problem
+
+    reason = base_url_problem()
+    issues = [{"code": "BASE_URL_NOT_SET", "message": f"Sending is disabled: {reason}"}] if reason else []
+    return ok({"status": "degraded" if issues else "healthy", "version": VERSION, "timestamp": clock.now_iso(),
+               "issues": issues}, "Service is degraded" if issues else "Service is healthy")
 
 
 @router.get("/api", middlewares=[require("*")], summary="Check an API key",

@@ -1,13 +1,22 @@
 """Response bodies of /health and /api (documentation only)."""
 from __future__ import annotations
 
+from pydantic import Field
+
 from lambdakit.model import Model
 
 
+class HealthIssue(Model):
+    code: str
+    message: str
+
+
 class Health(Model):
-    status: str
+    status: str = Field(description="healthy, or degraded when issues is not empty")
     version: str
     timestamp: str
+    issues: list[HealthIssue] = Field(default_factory=list, description="What does not work now, e.g. "
+                                      "BASE_URL_NOT_SET: sends are refused until the public base URL is set")
 
 
 class KeyCheck(Model):

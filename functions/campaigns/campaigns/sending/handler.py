@@ -9,7 +9,7 @@ from lambdakit.openapi import FILE_STORE_NOTE, doc
 from ..attachments.handler import router as attachments_router
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
-from . import idempotency, service
+from . import idempotency, service, tokens
 
 # Cold start: the send routes' body models load with those routes, not with progress/outbox reads.
 
@@ -32,12 +32,13 @@ def _acct() -> str:
                          "upload at most 26,214,400 bytes. Over any: 422 on attachments. The JSON body must "
                          "fit Lambda's 6 MB event; bigger bodies get API Gateway's own 413.",
              openapi_extensions=doc(body="campaigns.sending.models:SendEmail", response="campaigns.sending.models:SendOut", errors=(409,),
-                                    notes={503: "S3 busy or unreachable while reading an uploaded attachment: nothing is sent. " + FILE_STORE_NOTE}))
+                                    notes={503: tokens.BASE_URL_NOTE + "S3 busy or unreachable while reading an uploaded attachment: nothing is sent. " + FILE_STORE_NOTE}))
 def send_email():
     from .models import SendEmail
 
     raw = json_object(router)
     parse_model(SendEmail, raw)  # validate before taking the idempotency key
+    tokens.require_base_url()  # 503 BASE_URL_NOT_SET: no link that cannot resolve is sent (issue 33)
     res = idempotency.call("email.send", _acct(), header(router, "idempotency-key"), raw,
                            {"account_id": _acct(), "body": raw}, router.lambda_context)
     return ok(res["data"], "Email sent" if res["data"]["status"] != "suppressed" else "Recipient is suppressed",
@@ -57,12 +58,13 @@ def send_email():
                          "A storage failure before the bulk is stored answers an error (503 with Retry-After when "
                          "DynamoDB is busy) and queues nothing.",
              openapi_extensions=doc(body="campaigns.sending.models:BulkSend", response="campaigns.sending.models:BulkQueued", status=202, errors=(409,),
-                                    notes={503: "S3 busy or unreachable while checking an uploaded attachment: nothing is queued. " + FILE_STORE_NOTE}))
+                                    notes={503: tokens.BASE_URL_NOTE + "S3 busy or unreachable while checking an uploaded attachment: nothing is queued. " + FILE_STORE_NOTE}))
 def send_bulk():
     from .models import BulkSend
 
     raw = json_object(router)
     parse_model(BulkSend, raw)
+    tokens.require_base_url()
     key = header(router, "idempotency-key")
     res = idempotency.call("email.bulk", _acct(), key, raw, {"account_id": _acct(), "body": raw, "idempotency_key": key},
                            router.lambda_context)

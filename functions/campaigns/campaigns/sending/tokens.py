@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 
+from lambdakit import baseurl
 from lambdakit.security import sign_token, verify_token
 
 from ..settings import settings
@@ -57,7 +58,27 @@ def read(token: str, kind: str) -> dict | None:
 
 
 def base_url() -> str:
-    return settings().public_base_url.rstrip("/")
+    """The one place links get their base (issue 33): the setting, else the SSM parameter
+    ``make base-url`` writes, else ``BaseUrlNotSet`` (503 ``BASE_URL_NOT_SET``): no link that
+    cannot resolve is ever sent (``lambdakit.baseurl``)."""
+    s = settings()
+    return baseurl.resolve(s.public_base_url, s.public_base_url_parameter)
+
+
+#: The OpenAPI note of every send route's 503 (``doc(notes=...)``).
+BASE_URL_NOTE = ("503 BASE_URL_NOT_SET: the stage's public base URL is not set (links would not resolve); "
+                 "nothing is sent or queued until it is (docs/operations.md, make base-url). ")
+
+
+def require_base_url() -> None:
+    """Refuse a send before it is accepted when its links could not resolve."""
+    base_url()
+
+
+def base_url_problem() -> str | None:
+    """Why sending is refused now (the health route), ``None`` when links resolve."""
+    s = settings()
+    return baseurl.problem(s.public_base_url, s.public_base_url_parameter)
 
 
 def open_url(payload: dict) -> str:

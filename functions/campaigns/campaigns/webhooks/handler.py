@@ -29,8 +29,9 @@ def list_webhooks():
 
 @router.post("/webhooks", middlewares=WRITE, summary="Create a webhook",
              description="url must be https (http and private addresses are allowed only under Stage=local); "
-                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted. "
-                         "The response shows the secret in full, this once; reads show it masked (whsec_…last4).",
+                         "events is a non-empty subset of the eight event kinds; secret is generated when omitted "
+                         "(whsec_ + base64 of 32 random bytes: deliveries verify with the Standard Webhooks "
+                         "libraries). The response shows the secret in full, this once; reads show it masked (whsec_…last4).",
              openapi_extensions=doc(body="campaigns.webhooks.models:WebhookCreate", response="campaigns.webhooks.models:WebhookWithSecret", status=201, errors=(409,)))
 def create_webhook():
     from .models import WebhookCreate

@@ -27,9 +27,11 @@ def _events(v: list[str] | None) -> list[str] | None:
 
 
 #: A secret of your own: any non-empty string (as GitHub and Mautic take theirs); omitted, one is
-#: generated (``whsec_`` + 256 random bits), which is what we recommend.
+#: generated (``whsec_`` + base64 of 32 random bytes, a Standard Webhooks secret), which we recommend.
 SECRET_DOC = ("Your own signing secret, 1-256 characters (any non-empty string; use at least 32 random "
-              "characters); omitted: a generated whsec_ secret of 256 random bits")
+              "characters). Only whsec_ + valid base64 is a Standard Webhooks secret (webhook-signature keyed "
+              "with the decoded bytes); any other string keys webhook-signature with its UTF-8 bytes (verify "
+              "with a raw key). Omitted: a generated whsec_ + base64 of 32 random bytes")
 
 
 class WebhookCreate(Model):

@@ -1,5 +1,5 @@
 """Webhook rules: validation (https, SSRF), CRUD, signing, delivery attempts with backoff,
-the delivery log, manual retry and the synchronous test delivery.
+the delivery log, manual retry and the synchronous test delivery (keys and signatures: ``signing``).
 
 Secrets are shown once: in full by the create and rotate-secret responses, masked
 (``whsec_…last4``) everywhere else. A rotation keeps the previous secret for a grace period
@@ -7,10 +7,7 @@ Secrets are shown once: in full by the create and rotate-secret responses, maske
 receiver can switch over without dropping events."""
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import hashlib
-import hmac
 import logging
 from typing import TYPE_CHECKING
 
@@ -18,13 +15,13 @@ from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ValidationFailed
 from lambdakit.observability import count as metric
 from lambdakit.pagination import page_meta, page_request
-from lambdakit.security import hmac_sha256_hex, random_token
 from lambdakit.ssrf import UnsafeUrl, check_url
 
 from ..settings import settings
 from . import client
 from . import repository as repo
 from .dispatch import TEST_EVENT, body_of, new_delivery
+from .signing import generate_secret, sign_headers
 from .views import Delivery, TestResult, Webhook, WebhookWithSecret
 
 if TYPE_CHECKING:
@@ -76,7 +73,7 @@ def create(account_id: str, body: WebhookCreate) -> dict:
         raise Conflict(f"An account can have at most {settings().max_webhooks} webhooks", code="LIMIT_EXCEEDED")
     now = clock.now_iso()
     w = {"id": ids.sortable_id().lower(), "account_id": account_id, "name": body.name, "url": body.url,
-         "events": body.events, "secret": body.secret or "whsec_" + random_token(24), "enabled": body.enabled,
+         "events": body.events, "secret": body.secret or generate_secret(), "enabled": body.enabled,
          "created_at": now, "updated_at": now}
     repo.put_webhook(account_id, w)
     return _view(w, reveal=True)
@@ -129,7 +126,7 @@ def _rotation(old: str, new: str, grace_seconds: int) -> dict:
 def rotate_secret(account_id: str, webhook_id: str, body: RotateSecret) -> dict:
     """New signing secret, shown in full this once; the old one signs too until the grace ends."""
     old = get(account_id, webhook_id)
-    new = body.secret or "whsec_" + random_token(24)
+    new = body.secret or generate_secret()
     changes = {**_rotation(old["secret"], new, body.grace_period_seconds), "updated_at": clock.now_iso()}
     return _view(repo.update_webhook(account_id, webhook_id, changes, expected_secret=old["secret"]), reveal=True)
 
@@ -138,33 +135,7 @@ def delete(account_id: str, webhook_id: str) -> None:
     repo.delete_webhook(account_id, webhook_id)
 
 
-# ---------------------------------------------------------------- signing
-def sign_headers(secret: str, delivery_id: str, body: bytes, ts: int, previous: str | None = None) -> dict[str, str]:
-    """``x-campaign-signature`` is the spec's signature (hex HMAC-SHA256 of the body bytes).
-    ``webhook-signature`` additionally binds id and timestamp (Standard Webhooks style), so a
-    receiver can refuse replays of an old body.
-
-    During a rotation's grace period (``previous``): ``webhook-signature`` lists both signatures,
-    space-separated (``v1,<new> v1,<old>``, as Standard Webhooks allows), and the spec's single-valued
-    header keeps the new secret while ``x-campaign-signature-previous`` carries the old one."""
-    msg_id = f"msg_{delivery_id}"
-
-    def std(key: str) -> str:
-        return "v1," + base64.b64encode(hmac.new(key.encode(), f"{msg_id}.{ts}.".encode() + body,
-                                                 hashlib.sha256).digest()).decode()
-
-    headers = {
-        "x-campaign-signature": hmac_sha256_hex(secret, body),
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(ts),
-        "webhook-signature": std(secret),
-    }
-    if previous:
-        headers["x-campaign-signature-previous"] = hmac_sha256_hex(previous, body)
-        headers["webhook-signature"] += " " + std(previous)
-    return headers
-
-
+# ---------------------------------------------------------------- delivery
 def _attempt(webhook: dict, delivery: dict) -> client.PostResult:
     body = delivery["body"].encode("utf-8")
     previous = webhook.get("secret_previous") if _grace(webhook) else None

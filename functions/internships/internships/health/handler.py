@@ -12,10 +12,17 @@ from ..http import build_app, lambda_entry, ok
 router = APIGatewayHttpRouter()
 
 
-@router.get("/api/health",
+@router.get("/api/health", description="200 always. status healthy, or degraded with issues [{code, message}]: "
+                                        "BASE_URL_NOT_SET while mail links cannot resolve (mail is held until then).",
              openapi_extensions=doc(response="internships.health.models:Health", public=True))
 def health():
-    return ok({"success": True, "status": "healthy", "version": VERSION, "timestamp": clock.now_iso()})
+    # Issue 33: mail whose links cannot resolve is held; the reason shows here until the base URL is set.
+    from ..links import problem
+
+    reason = problem()
+    issues = [{"code": "BASE_URL_NOT_SET", "message": f"Mail is held: {reason}"}] if reason else []
+    return ok({"success": True, "status": "degraded" if issues else "healthy", "version": VERSION,
+               "timestamp": clock.now_iso(), "issues": issues})
 
 
 app = build_app(router)

@@ -6,6 +6,11 @@ from pydantic import ConfigDict
 from lambdakit.model import Model
 
 
+class HealthIssue(Model):
+    code: str
+    message: str
+
+
 class Health(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
@@ -13,3 +18,4 @@ class Health(Model):
     status: str
     version: str
     timestamp: str
+    issues: list[HealthIssue] = []

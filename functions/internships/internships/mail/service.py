@@ -14,11 +14,13 @@ import logging
 from email.message import EmailMessage
 
 from lambdakit import clock, occupancy
+from lambdakit.baseurl import BaseUrlNotSet
 from lambdakit.errors import BadRequest, Conflict, FileStoreUnavailable, NotFound
 from lambdakit.observability import count
 from lambdakit.pagination import page_meta, page_request
 from lambdakit.settings import effective_email_provider
 
+from .. import links
 from ..settings import settings
 from . import repository as repo
 from .templates import ALL_KINDS, DEFAULTS, SAMPLES, render, wrap
@@ -88,11 +90,10 @@ def render_email(email: dict, read: tuple[dict | None, dict] | None = None) -> t
     override, site = read if read is not None else repo.template_and_site(kind)  # one BatchGetItem
     tpl = override or DEFAULTS[kind]
     data = {"siteName": site.get("siteName") or "Internship Programme", **(email.get("data") or {})}
-    s = settings()
-    base = (s.frontend_url or s.public_base_url).rstrip("/")
-    data.setdefault("dashboardUrl", f"{base}/dashboard")
+    # issue 33: links resolve or the mail is held (BaseUrlNotSet is transient: retried, never sent broken)
+    data = links.absolute({"dashboardUrl": "/dashboard", **data})
     subject, body = render(tpl, data)
-    pixel = f"{s.public_base_url.rstrip('/')}/api/email/track?id={email['id']}"
+    pixel = f"{links.api_base()}/api/email/track?id={email['id']}"
     return subject, wrap(body, site_name=data["siteName"], pixel_url=pixel)
 
 
@@ -221,7 +222,7 @@ TRANSIENT_CODES = frozenset({"Throttling", "ThrottlingException", "TooManyReques
 
 
 def transient(exc: Exception) -> bool:
-    if isinstance(exc, FileStoreUnavailable):  # S3 busy reading an attachment (lambdakit.s3)
+    if isinstance(exc, (FileStoreUnavailable, BaseUrlNotSet)):  # S3 busy (lambdakit.s3); links unresolvable yet
         return True
     response = getattr(exc, "response", None)
     if not isinstance(response, dict):
