@@ -55,6 +55,19 @@ def test_fixture_imports_into_the_folder(tenant, fmt, name, count):
                                                 "text): cell.png"}]
 
 
+def test_qti_package_imports_as_a_raw_zip_body(tenant):
+    from .test_qti import package
+
+    r = _import(tenant, "qti3", package(), "f-qti", multipart=False)
+    assert r.status == 201, r.text
+    assert r.json()["data"]["imported"] == 4 and len(r.json()["data"]["warnings"]) == 1
+    assert sorted(q["question_type"] for q in _folder(tenant, "f-qti")) == [
+        "fill_blank", "mcq", "multi_select", "subjective"]
+    evil = package(**{"../../escape.xml": b"<x/>"})
+    r = _import(tenant, "qti3", evil, "f-evil", multipart=False)
+    assert r.status == 400 and "leaves the package" in r.json()["message"]
+
+
 def test_unmappable_items_import_nothing_and_are_all_reported(tenant):
     r = _import(tenant, "moodle_xml", (FIX / "moodle_unmappable.xml").read_bytes(), "bad")
     assert r.status == 400 and r.json()["error"] == "IMPORT_VALIDATION_ERROR", r.text
@@ -84,7 +97,7 @@ def test_import_limit_is_the_csv_limit(tenant, monkeypatch):
     reset_settings()
 
 
-@pytest.mark.parametrize("fmt", ["moodle_xml", "gift"])
+@pytest.mark.parametrize("fmt", ["moodle_xml", "gift", "qti3"])
 def test_folder_export_then_import_is_lossless(tenant, fmt):
     for q in RAW:
         tenant.question(**q, folder_id=f"src-{fmt}")

@@ -35,6 +35,9 @@ def _inner(el: Element) -> str:
     """The element's content as (X)HTML text, without namespaces: the question text of a prompt."""
     out = [escape(el.text or "")]
     for child in el:
+        if local(child.tag) in _INTERACTIONS:
+            out.append("_____" + escape(child.tail or ""))
+            continue
         attrs = "".join(f" {local(k)}={quoteattr(v)}" for k, v in child.attrib.items())
         out.append(f"<{local(child.tag)}{attrs}>{_inner(child)}</{local(child.tag)}>")
         out.append(escape(child.tail or ""))
@@ -59,8 +62,8 @@ def parse(data: bytes) -> Parsed:
         for res in _all(root, "resource"):
             if (res.get("type") or "").startswith("imsqti_item_xmlv3p0"):
                 href = posixpath.normpath(res.get("href") or "")
-                deps = [posixpath.normpath(posixpath.join(posixpath.dirname(href), f.get("href") or ""))
-                        for f in _all(res, "file") if posixpath.normpath(f.get("href") or "") != href]
+                deps = [posixpath.normpath(f.get("href") or "") for f in _all(res, "file")]  # from the root
+                deps = [d for d in deps if d != href]
                 refs.append((href, deps))
         if not refs:
             raise FormatError("The manifest lists no QTI 3.0 items (resource type imsqti_item_xmlv3p0)")
@@ -121,13 +124,14 @@ def _fields(root: Element) -> dict:
     cr = _find(decl, "qti-correct-response")
     correct = [(v.text or "").strip() for v in _all(cr, "qti-value")] if cr is not None else []
     prompt = _find(inter, "qti-prompt")
-    parts = [p for p in body if local(p.tag) != "qti-rubric-block"
-             and not any(local(e.tag) in _INTERACTIONS for e in p.iter())]
-    text = _content(prompt).strip() if prompt is not None else ""
-    if not text and len(parts) == 1 and local(parts[0].tag) == "p":
-        text = _content(parts[0]).strip()
-    elif not text:
-        text = "".join(_render(p) for p in parts).strip()
+    lead = "".join(_render(p) for p in body if local(p.tag) not in ("qti-rubric-block", "qti-modal-feedback")
+                   and not any(local(e.tag) in _INTERACTIONS for e in p.iter())).strip()
+    if prompt is not None and lead:  # content before the interaction, then the prompt: HTML
+        text = f"{lead}<p>{_inner(prompt).strip()}</p>"
+    elif prompt is not None:
+        text = _content(prompt).strip()
+    else:
+        text = _body_text(body)
     fields: dict = {"question_text": text, "marks": "1"}
     for od in _all(root, "qti-outcome-declaration"):
         if od.get("identifier") == "MAXSCORE":
@@ -172,7 +176,22 @@ def _fields(root: Element) -> dict:
     return fields
 
 
+def _body_text(body: Element) -> str:
+    """The question text of an item without a prompt: a lone text paragraph (our own export of a
+    fill-in-the-blank), else the body's HTML with each text entry shown as ``_____``."""
+    parts = [p for p in body if local(p.tag) not in ("qti-rubric-block", "qti-modal-feedback")]
+    holders = [p for p in parts if any(local(e.tag) in _INTERACTIONS for e in p.iter())]
+    texts = [p for p in parts if p not in holders]
+    if (len(texts) == 1 and local(texts[0].tag) == "p" and len(texts[0]) == 0
+            and all(not (h.text or "").strip() and len(h) == 1 and local(h[0].tag) in _INTERACTIONS
+                    and not (h[0].tail or "").strip() for h in holders)):
+        return (texts[0].text or "").strip()
+    return "".join(_render(p) for p in parts).strip()
+
+
 def _render(el: Element) -> str:
+    if local(el.tag) in _INTERACTIONS:
+        return "_____" + escape(el.tail or "")
     attrs = "".join(f" {local(k)}={quoteattr(v)}" for k, v in el.attrib.items())
     return f"<{local(el.tag)}{attrs}>{_inner(el)}</{local(el.tag)}>" + escape(el.tail or "")
 
