@@ -81,13 +81,15 @@ def import_questions():
     else:
         raise ValidationFailed("Expected multipart/form-data with a file", fields={"file": "Required"})
     fmt = interchange.import_format(fields.get("format") or query(router, "format"))
-    where = {"client_id": fields.get("client_id") or query(router, "client_id"),
-             "folder_id": fields.get("folder_id") or query(router, "folder_id"),
-             "package_id": fields.get("package_id") or query(router, "package_id"), "max_rows": s.csv_max_rows}
+    client_id = fields.get("client_id") or query(router, "client_id")
+    folder_id = fields.get("folder_id") or query(router, "folder_id")
+    package_id = fields.get("package_id") or query(router, "package_id")
     if fmt == "csv":
-        result = service.import_csv(signed_in(router), data, **where)
+        result = service.import_csv(signed_in(router), data, client_id=client_id, folder_id=folder_id,
+                                    package_id=package_id, max_rows=s.csv_max_rows)
     else:
-        result = interchange.import_file(signed_in(router), data, fmt, **where)
+        result = interchange.import_file(signed_in(router), data, fmt, client_id=client_id, folder_id=folder_id,
+                                         package_id=package_id, max_rows=s.csv_max_rows)
     return ok(result, f"Imported {result['imported']} questions", 201)
 
 
