@@ -89,3 +89,11 @@ def test_moodle_export_is_well_formed_for_the_standard_library_parser():
         "essay"] * 2
     assert qs[9].findtext("graderinfo/text") == "Water crosses a membrane ]]> <b>bold</b>"
     assert qs[2].findtext("questiontext/text") == questions[1]["question_text"]
+
+
+@pytest.mark.parametrize("fmt", ["moodle_xml", "qti3"])
+def test_characters_xml_forbids_are_dropped_not_written(fmt):
+    q = {**bank()[7], "question_text": "A \x07bell\x1b colour", "correct_answers": ["r\x00ed"]}
+    data, _, _ = export(fmt, [q], title="t\x01")
+    back = _read_back(fmt, data)
+    assert back[0]["question_text"] == "A bell colour" and back[0]["correct_answers"] == ["red"]

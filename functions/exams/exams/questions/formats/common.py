@@ -60,6 +60,15 @@ def decode(data: bytes) -> str:
 
 
 _TAG = re.compile(r"<[^>]+>")
+#: Characters XML 1.0 forbids: dropped from what the XML exports write (they are invisible).
+XML_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_text(s: str) -> str:
+    """``s`` as XML character data."""
+    from xml.sax.saxutils import escape
+
+    return escape(XML_FORBIDDEN.sub("", s))
 
 
 def plain(html_text: str) -> str:

@@ -5,7 +5,18 @@ import re
 from xml.etree.ElementTree import Element
 from xml.sax.saxutils import escape, quoteattr
 
-from .common import LETTERS, FormatError, Item, Parsed, number, option_pairs, options_of, parse_xml, plain
+from .common import (
+    LETTERS,
+    XML_FORBIDDEN,
+    FormatError,
+    Item,
+    Parsed,
+    number,
+    option_pairs,
+    options_of,
+    parse_xml,
+    plain,
+)
 
 SUPPORTED = ("multichoice", "truefalse", "shortanswer", "essay")
 _NOT_MAPPED = {
@@ -115,7 +126,7 @@ def _fields(q: Element, qtype: str) -> tuple[dict, list[str]]:
 
 
 # ------------------------------------------------------------------ export
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_CONTROL = XML_FORBIDDEN
 _HTML = re.compile(r"<[a-zA-Z/][^>]*>")
 
 

@@ -10,7 +10,20 @@ import zipfile
 from xml.etree.ElementTree import Element
 from xml.sax.saxutils import escape, quoteattr
 
-from .common import LETTERS, FormatError, Item, Parsed, correct_letters, local, number, options_of, parse_xml, read_zip
+from .common import (
+    LETTERS,
+    XML_FORBIDDEN,
+    FormatError,
+    Item,
+    Parsed,
+    correct_letters,
+    local,
+    number,
+    options_of,
+    parse_xml,
+    read_zip,
+    xml_text,
+)
 
 NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
@@ -205,13 +218,13 @@ def _num(v: str | None) -> float:
 
 # ------------------------------------------------------------------ export
 def _value(v: str) -> str:
-    return f"<qti-value>{escape(v)}</qti-value>"
+    return f"<qti-value>{xml_text(v)}</qti-value>"
 
 
 def item_xml(q: dict, ident: str) -> str:
     qt = q["question_type"]
     marks = number(q["marks"])
-    prompt = f"<qti-prompt>{escape(q['question_text'])}</qti-prompt>"
+    prompt = f"<qti-prompt>{xml_text(q['question_text'])}</qti-prompt>"
     rp = ""
     extra_body = ""
     if qt in ("mcq", "multi_select", "true_false"):
@@ -226,7 +239,7 @@ def item_xml(q: dict, ident: str) -> str:
                 f'base-type="identifier"><qti-correct-response>{"".join(_value(r) for r in right)}'
                 f"</qti-correct-response></qti-response-declaration>")
         inter = (f'<qti-choice-interaction response-identifier="RESPONSE" max-choices="{0 if multiple else 1}">'
-                 f"{prompt}" + "".join(f'<qti-simple-choice identifier="{c}">{escape(t)}</qti-simple-choice>'
+                 f"{prompt}" + "".join(f'<qti-simple-choice identifier="{c}">{xml_text(t)}</qti-simple-choice>'
                                        for c, t in choices) + "</qti-choice-interaction>")
         rp = '<qti-response-processing template="https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/match_correct.xml"/>'
     elif qt == "fill_blank":
@@ -235,17 +248,17 @@ def item_xml(q: dict, ident: str) -> str:
         decl = ('<qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="string">'
                 f"<qti-correct-response>{_value(accepted[0])}</qti-correct-response>"
                 f'<qti-mapping default-value="0" upper-bound="{marks}">'
-                + "".join(f'<qti-map-entry map-key={quoteattr(a)} mapped-value="{marks}" case-sensitive="{cs}"/>'
+                + "".join(f'<qti-map-entry map-key={quoteattr(XML_FORBIDDEN.sub('', a))} mapped-value="{marks}" case-sensitive="{cs}"/>'
                           for a in accepted) + "</qti-mapping></qti-response-declaration>")
         inter = '<p><qti-text-entry-interaction response-identifier="RESPONSE"/></p>'
-        extra_body = f"<p>{escape(q['question_text'])}</p>"
+        extra_body = f"<p>{xml_text(q['question_text'])}</p>"
         rp = '<qti-response-processing template="https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/map_response.xml"/>'
     else:
         decl = '<qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="string"/>'
         inter = f'<qti-extended-text-interaction response-identifier="RESPONSE">{prompt}</qti-extended-text-interaction>'
         if q.get("correct_answer"):
-            extra_body = f'<qti-rubric-block use="scoring" view="scorer"><qti-content-body><p>{escape(q["correct_answer"])}</p></qti-content-body></qti-rubric-block>'
-    title = escape(" ".join(q["question_text"].split())[:200], {'"': "&quot;"})
+            extra_body = f'<qti-rubric-block use="scoring" view="scorer"><qti-content-body><p>{xml_text(q["correct_answer"])}</p></qti-content-body></qti-rubric-block>'
+    title = xml_text(" ".join(q["question_text"].split())[:200]).replace('"', "&quot;")
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<qti-assessment-item xmlns="{NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
             f'xsi:schemaLocation="{NS} https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0_v1p0.xsd" '
