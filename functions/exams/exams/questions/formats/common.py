@@ -149,9 +149,11 @@ def read_zip(data: bytes) -> dict[str, bytes]:
     """Members of a zip archive by normalised path. Refused: more than ``MAX_ZIP_MEMBERS`` members,
     more than ``MAX_ZIP_TOTAL`` bytes uncompressed (counted while reading, not trusted from the
     directory), absolute or ``..`` paths (zip slip), encrypted members."""
+    import zlib
+
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError):
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, zlib.error):
         raise FormatError("The file is not a valid zip archive") from None
     infos = zf.infolist()
     if len(infos) > MAX_ZIP_MEMBERS:
@@ -172,7 +174,7 @@ def read_zip(data: bytes) -> dict[str, bytes]:
         try:
             with zf.open(info) as fh:
                 chunk = fh.read(MAX_ZIP_TOTAL - total + 1)
-        except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError) as exc:
+        except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, ValueError, zlib.error) as exc:
             raise FormatError(f"The archive member {name!r} cannot be read: {exc}") from None
         total += len(chunk)
         if total > MAX_ZIP_TOTAL:
