@@ -50,3 +50,11 @@ def test_damaged_packages_are_reported_not_crashed():
         except FormatError:
             continue
         validate_items(parsed.items)
+
+
+def test_deeply_nested_markup_is_reported():
+    deep = b"<span>" * 50_000 + b"x" + b"</span>" * 50_000
+    item = (FIX / "qti_package" / "items" / "essay.xml").read_bytes().replace(
+        b"Explain osmosis in your own words.", deep)
+    parsed = parse("qti3", item)
+    assert parsed.items == [] and parsed.errors[0]["error"] == "the item's markup is nested too deeply"

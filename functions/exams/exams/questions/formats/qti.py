@@ -111,6 +111,9 @@ def _item(out: Parsed, data: bytes, name: str, assets: list[str], *, single: boo
     except ValueError as exc:
         out.error(line, ref, str(exc))
         return
+    except RecursionError:  # markup nested thousands deep in a prompt or choice
+        out.error(line, ref, "the item's markup is nested too deeply")
+        return
     warnings = []
     images = [i.get("src") for i in _all(root, "img") + _all(root, "object") if i.get("src")] + assets
     if images:
