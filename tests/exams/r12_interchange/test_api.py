@@ -132,6 +132,9 @@ def test_test_export_in_the_tests_order_and_tenant_rules(tenant):
     assert r.status == 403 and r.json()["error"] == "BOLA_VIOLATION"
     r = tenant.app.exams.get("/api/questions/export", query={"format": "gift", "folder_id": "t"}, headers=oca.headers)
     assert r.status == 200 and "powerhouse" not in r.text  # the other tenant's own (empty) folder
+    r = tenant.app.exams.get("/api/questions/export", query={"format": "gift", "folder_id": "t",
+                                                             "client_id": tenant.cid}, headers=oca.headers)
+    assert r.status == 403, r.text  # naming another tenant is refused, as on GET /api/questions
     sa = tenant.users.super_admin()
     r = tenant.app.exams.get("/api/questions/export", query={"format": "gift", "folder_id": "t"}, headers=sa.headers)
     assert r.status == 400 and r.json()["error"] == "VALIDATION_ERROR"  # a super admin names the tenant
