@@ -21,7 +21,7 @@ def _ops(doc):
 def test_every_route_is_documented_with_models(exams_doc):
     assert "x-missing-functions" not in exams_doc
     ops = dict(_ops(exams_doc))
-    assert len(ops) == 48  # + GET /api/tests/{testId}/guests (issue #17 item 7)
+    assert len(ops) == 50  # + GET /api/tests/{testId}/guests (issue #17 item 7); + the two exports (issue 34)
     for key, op in ops.items():
         assert op.get("summary"), key
         success = [s for s in op["responses"] if s.startswith("2")]
@@ -29,6 +29,9 @@ def test_every_route_is_documented_with_models(exams_doc):
         content = op["responses"][success[0]]["content"]
         if key == "GET /api/attempts/{attemptId}/report":
             assert list(content) == ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]
+            continue
+        if key in ("GET /api/questions/export", "GET /api/tests/{testId}/export"):  # a file per format
+            assert list(content) == ["application/octet-stream"] and "422" in op["responses"]
             continue
         data = content["application/json"]["schema"]["properties"]["data"]
         assert data != {"type": "object"}, f"{key}: payload not described"

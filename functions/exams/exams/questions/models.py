@@ -50,6 +50,8 @@ class ImportResult(Model):
     imported: int
     total_rows: int
     errors: list[Any] = []
+    warnings: list[Any] | None = Field(default=None, description="Interchange formats only: what was read but "
+                                       "not kept (embedded files, negative marking), by line and item")
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
@@ -67,6 +69,7 @@ class ImportQuery(Model):
     """Also accepted as multipart form fields."""
     model_config = ConfigDict(extra="ignore")
 
+    format: str | None = Field(default=None, description="csv (default), moodle_xml, gift, aiken, qti3")
     client_id: str | None = None
     folder_id: str | None = None
     package_id: str | None = None
@@ -81,3 +84,17 @@ class RollbackQuery(Model):
 class RollbackResult(Model):
     import_batch_id: str
     deleted: int
+
+
+class ExportQuery(Model):
+    model_config = ConfigDict(extra="ignore")
+
+    format: str = Field(description="moodle_xml, gift, aiken or qti3")
+    folder_id: str | None = Field(default=None, description="Without it: the whole bank")
+    client_id: str | None = Field(default=None, description="Required for super admins")
+
+
+class ExportFormatQuery(Model):
+    model_config = ConfigDict(extra="ignore")
+
+    format: str = Field(description="moodle_xml, gift, aiken or qti3")

@@ -171,3 +171,17 @@ def validate_rows(rows: list[tuple[int, dict[str, str]]]) -> tuple[list[dict], l
             q["folder_id"] = row["folder_id"].strip()
         good.append(q)
     return good, errors
+
+
+# ------------------------------------------------------------------ interchange formats
+def validate_items(items: list) -> tuple[list[dict], list[dict]]:
+    """The business rules over items parsed from an interchange format (``formats.common.Item``):
+    (normalised questions, [{line, item, error}])."""
+    good: list[dict] = []
+    errors: list[dict] = []
+    for it in items:
+        try:
+            good.append(normalise_question(it.fields))
+        except RuleError as exc:
+            errors.append({"line": it.line, "item": it.ref, "error": f"{exc.field}: {exc.message}"})
+    return good, errors

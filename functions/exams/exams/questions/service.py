@@ -21,7 +21,7 @@ def _rule_error(exc: RuleError) -> ApiError:
     return ValidationFailed(exc.message, fields={exc.field: exc.message})
 
 
-def _owner_client(p: Principal, client_id: str | None) -> str:
+def owner_client(p: Principal, client_id: str | None) -> str:
     cid = tenant_scope(p, client_id)
     if not cid:
         raise ValidationFailed("client_id is required", fields={"client_id": "Required"})
@@ -31,7 +31,7 @@ def _owner_client(p: Principal, client_id: str | None) -> str:
 def create(p: Principal, data: dict[str, Any]) -> dict:
     from .rules import RuleError, normalise_question  # the validation rules: only the write routes
 
-    cid = _owner_client(p, data.get("client_id"))
+    cid = owner_client(p, data.get("client_id"))
     try:
         q = normalise_question(data)
     except RuleError as exc:
@@ -48,7 +48,7 @@ def list_questions(p: Principal, client_id: str | None, folder_id: str | None, *
                    cursor: str | None, have: Mapping[tuple[str, str], dict | None] | None = None
                    ) -> tuple[list[dict], int, str | None]:
     """``have``: items read with authentication (``identity.reads``): the total's item when there."""
-    cid = _owner_client(p, client_id)
+    cid = owner_client(p, client_id)
     items, nxt = repo.page(cid, folder_id, page=page, limit=limit, cursor=cursor)
     return items, repo.count(cid, folder_id, have=have), nxt
 
@@ -66,7 +66,7 @@ def import_csv(p: Principal, data: bytes, *, client_id: str | None, folder_id: s
                package_id: str | None, max_rows: int) -> dict:
     from .rules import RuleError, parse_csv, validate_rows
 
-    cid = _owner_client(p, client_id)
+    cid = owner_client(p, client_id)
     try:
         _, rows = parse_csv(data)  # pass 1a: the file as a whole
     except RuleError as exc:
@@ -82,7 +82,13 @@ def import_csv(p: Principal, data: bytes, *, client_id: str | None, folder_id: s
     if errors:
         raise ApiError(f"{len(errors)} row(s) failed validation; nothing was imported",
                        code="CSV_IMPORT_VALIDATION_ERROR", status=400, details=errors)
-    # pass 2, file level: plan or package question limits
+    return commit_import(p, cid, good, folder_id=folder_id, package_id=package_id, total=len(rows))
+
+
+def commit_import(p: Principal, cid: str, good: list[dict], *, folder_id: str | None, package_id: str | None,
+                  total: int, warnings: list[dict] | None = None) -> dict:
+    """Pass 2, file level (plan or package question limits), then the all-or-nothing write of
+    validated questions as one import batch: shared by CSV and the interchange formats."""
     from ..billing.guards import check_question_capacity, entitlement_for
 
     ent = entitlement_for(cid, package_id)
@@ -96,7 +102,10 @@ def import_csv(p: Principal, data: bytes, *, client_id: str | None, folder_id: s
                                 "created_by": p.user_id, "created_at": now})
     _bump(cid, questions=len(good))
     _audit(p, "question.import", batch_id, cid, {"count": len(good)})
-    return {"import_batch_id": batch_id, "imported": len(good), "total_rows": len(rows), "errors": []}
+    out = {"import_batch_id": batch_id, "imported": len(good), "total_rows": total, "errors": []}
+    if warnings is not None:
+        out["warnings"] = warnings
+    return out
 
 
 def rollback(p: Principal, batch_id: str) -> dict:

@@ -1,4 +1,4 @@
-"""Test routes: list / share-code lookup, CRUD, publish, clone."""
+"""Test routes: list / share-code lookup, CRUD, publish, clone, export of the questions."""
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
@@ -72,6 +72,26 @@ def update_test(testId: str):
              openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 413, 503)))
 def publish_test(testId: str):
     return ok(service.publish(signed_in(router), testId), "Test published")
+
+
+@router.get("/api/tests/<testId>/export", summary="Export a test's questions (Moodle XML, GIFT, Aiken, QTI 3)",
+            middlewares=[require(*ADMINS)],
+            description="Query format (required: moodle_xml, gift, aiken, qti3). The test's questions in its order "
+                        "(all sections; a test built from a folder and not yet published: that folder, at most "
+                        "500). 422 `EXPORT_NOT_REPRESENTABLE` lists the questions the format cannot carry. "
+                        "docs/exams-interchange.md.",
+            openapi_extensions=doc(query="exams.questions.models:ExportFormatQuery", content_type="application/octet-stream", errors=(410, 422, 503)))
+def export_test(testId: str):
+    from aws_lambda_powertools.event_handler import Response
+
+    from ..questions import interchange
+
+    fmt = interchange.export_format(query(router, "format"))
+    t = service.load(signed_in(router), testId)
+    data, ctype, filename = interchange.export_test(t, service.all_question_ids(t), fmt)
+    return Response(status_code=200, content_type=ctype, body=data,
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
+                             "Cache-Control": "private, no-store"})
 
 
 @router.delete("/api/tests/<testId>", summary="Delete a draft or archived test", middlewares=[require(*ADMINS)],
