@@ -265,7 +265,7 @@ def test_retain_and_deletion_protection(name):
     for stage, mode, on in (("prod", "auto", True), ("staging", "auto", True), ("dev", "auto", False),
                             ("dev", "on", True), ("prod", "off", False)):
         r = _resolver(t, {"Stage": stage, "DeletionProtection": mode})
-        for lid, v in res.items():
+        for v in res.values():
             if v["Type"] == "AWS::DynamoDB::Table":
                 assert r.resolve(v["Properties"]["DeletionProtectionEnabled"]) is on
             if v["Type"] == "AWS::Cognito::UserPool":
@@ -333,3 +333,76 @@ def test_function_alarms_are_error_rates_over_a_window(name):
     for lid, a in alarms.items():
         if lid.endswith("DLQMessagesAlarm"):
             assert a["Threshold"] == 0 and a["ComparisonOperator"] == "GreaterThanThreshold"
+
+
+# ---------------------------------------------------------------- runbook counts, rollback
+def test_runbook_counts_are_generated_from_the_templates():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import ops_counts
+
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert ops_counts.rewrite(text, ops_counts.block()) == text, "run python tools/ops_counts.py"
+    alarms = sum(len(_alarms(s.template)) for s in SVCS.values()) + len(_alarms(load_root()))
+    assert f"{alarms} alarms in all" in text
+
+
+def test_rollback_points_the_live_alias_at_the_previous_version():
+    """tools/rollback.py against moto's Lambda: three published versions, ``live`` on the third;
+    the plan names version 2 and applying it moves the alias (a function without the alias is left alone)."""
+    import io
+    import zipfile
+
+    import boto3
+    from moto import mock_aws
+
+    from tools import rollback
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "def handler(e, c):\n    return 1\n")
+    with mock_aws():
+        iam = boto3.client("iam", region_name="us-east-1")
+        role = iam.create_role(RoleName="r", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+        lam = boto3.client("lambda", region_name="us-east-1")
+        lam.create_function(FunctionName="fn", Runtime="python3.11", Role=role, Handler="app.handler",
+                            Code={"ZipFile": buf.getvalue()})
+        lam.create_function(FunctionName="other", Runtime="python3.11", Role=role, Handler="app.handler",
+                            Code={"ZipFile": buf.getvalue()})
+        for i in range(3):
+            lam.update_function_configuration(FunctionName="fn", Description=f"v{i}")
+            lam.publish_version(FunctionName="fn")
+        lam.create_alias(FunctionName="fn", Name="live", FunctionVersion="3")
+        steps = rollback.plan(lam, {"SendingFunction": "fn", "OtherFunction": "other"})
+        assert [(s.logical_id, s.current, s.previous) for s in steps] == [("SendingFunction", "3", "2")]
+        rollback.apply(lam, steps)
+        assert lam.get_alias(FunctionName="fn", Name="live")["FunctionVersion"] == "2"
+        # nothing older than version 1: the alias stays
+        lam.update_alias(FunctionName="fn", Name="live", FunctionVersion="1")
+        (step,) = rollback.plan(lam, {"SendingFunction": "fn"})
+        assert step.previous is None
+        rollback.apply(lam, [step])
+        assert lam.get_alias(FunctionName="fn", Name="live")["FunctionVersion"] == "1"
+
+
+# ---------------------------------------------------------------- policy as code
+def test_policy_suppressions_are_one_reasoned_line_per_check_and_resource(tmp_path, monkeypatch):
+    """tools/policy/suppressions.yaml: ``- <tool> <stack> <check> <resource>  # <reason>``; a line
+    without a reason stops the check, and a finding missing from the file (or a stale line) fails it."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools" / "policy"))
+    import check
+
+    known = check.load_suppressions()
+    assert known and all(len(r) >= 20 for r in known.values())
+    assert {k[0] for k in known} == {"cfn-lint", "checkov"}
+    assert {k[1] for k in known} <= set(check.TEMPLATES)
+    lines = [ln for ln in check.SUPPRESSIONS.read_text().splitlines() if ln.startswith("- ")]
+    assert len(lines) == len(known), "a check and resource listed twice"
+    bad = tmp_path / "s.yaml"
+    bad.write_text("- checkov exams CKV_AWS_117 HealthFunction\n")
+    monkeypatch.setattr(check, "SUPPRESSIONS", bad)
+    with pytest.raises(SystemExit):
+        check.load_suppressions()

@@ -6,9 +6,11 @@ that no longer occurs (the file stays the reviewed truth).
     make policy                 # what `make check` runs (.venv-policy, created on first use)
     python tools/policy/check.py --list   # every current finding as a suppression line (to review)
 
-Runs in .venv-policy (requirements/policy.in): checkov pins versions that conflict with
-aws-sam-cli's in .venv. The templates are translated with the samtranslator that cfn-lint
-ships (its SAM transform, the one `sam validate --lint` uses), into .local/policy/<stack>.json.
+Two steps (`make policy` runs both): ``check.py translate`` runs in .venv and writes each
+SAM-translated template to .local/policy/<stack>.json with the samtranslator of aws-sam-cli (the
+one `sam deploy` uses, through cfn-lint 1.x's SAM transform in that venv); ``check.py`` then runs
+in .venv-policy (requirements/policy.in: checkov pins versions that conflict with aws-sam-cli's
+in .venv) and lints the raw templates with cfn-lint and the translated ones with checkov.
 """
 from __future__ import annotations
 
@@ -43,17 +45,27 @@ def translate(stack: str) -> Path:
     return out
 
 
-def cfn_lint_findings() -> set[tuple[str, str, str, str]]:
-    """``(tool, stack, rule, resource)`` of every cfn-lint finding (all rules, serverless rules)."""
+def _cfn_lint() -> subprocess.Popen:
     files = [str(ROOT / p) for p in TEMPLATES.values()]
-    cmd = [sys.executable, "-m", "cfnlint", "--format", "json", "--include-checks", "I",
+    cmd = [str(Path(sys.executable).parent / "cfn-lint"), "--format", "json", "--include-checks", "I",
            "--include-experimental", "--append-rules", "cfn_lint_serverless.rules", "--", *files]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    if proc.returncode not in (0, 2, 4, 6, 8, 10, 12, 14) or not proc.stdout.strip():
-        raise SystemExit(f"cfn-lint failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def _checkov() -> subprocess.Popen:
+    cmd = [str(Path(sys.executable).parent / "checkov"), "-d", str(OUT), "--framework", "cloudformation",
+           "-o", "json", "--quiet", "--compact", "--skip-download"]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def cfn_lint_findings(proc: subprocess.Popen) -> set[tuple[str, str, str, str]]:
+    """``(tool, stack, rule, resource)`` of every cfn-lint finding (all rules, serverless rules)."""
+    stdout, stderr = proc.communicate()
+    if proc.returncode not in (0, 2, 4, 6, 8, 10, 12, 14) or not stdout.strip():
+        raise SystemExit(f"cfn-lint failed ({proc.returncode}): {stderr[-2000:]}")
     by_file = {str(ROOT / p): s for s, p in TEMPLATES.items()}
     out = set()
-    for m in json.loads(proc.stdout):
+    for m in json.loads(stdout):
         stack = by_file.get(str((ROOT / m["Filename"]).resolve()), m["Filename"])
         path = m.get("Location", {}).get("Path") or []
         resource = path[1] if len(path) > 1 and path[0] == "Resources" else "/".join(map(str, path[:2])) or "-"
@@ -61,20 +73,17 @@ def cfn_lint_findings() -> set[tuple[str, str, str, str]]:
     return out
 
 
-def checkov_findings(translated: dict[str, Path]) -> set[tuple[str, str, str, str]]:
+def checkov_findings(proc: subprocess.Popen) -> set[tuple[str, str, str, str]]:
+    """``(tool, stack, check, resource)`` of every failed checkov check on the translated templates."""
+    stdout, stderr = proc.communicate()
+    if proc.returncode not in (0, 1) or not stdout.strip():
+        raise SystemExit(f"checkov failed ({proc.returncode}): {stderr[-2000:]}")
+    data = json.loads(stdout)
     out = set()
-    for stack, path in translated.items():
-        cmd = [str(Path(sys.executable).parent / "checkov"), "-f", str(path), "--framework", "cloudformation",
-               "-o", "json", "--quiet", "--compact", "--skip-download"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode not in (0, 1) or not proc.stdout.strip():
-            raise SystemExit(f"checkov failed on {path} ({proc.returncode}): {proc.stderr[-2000:]}")
-        data = json.loads(proc.stdout)
-        reports = data if isinstance(data, list) else [data]
-        for rep in reports:
-            for f in (rep.get("results") or {}).get("failed_checks", []):
-                resource = f["resource"].split(".", 1)[-1]
-                out.add(("checkov", stack, f["check_id"], resource))
+    for rep in data if isinstance(data, list) else [data]:
+        for f in (rep.get("results") or {}).get("failed_checks", []):
+            stack = Path(f["file_path"]).stem
+            out.add(("checkov", stack, f["check_id"], f["resource"].split(".", 1)[-1]))
     return out
 
 
@@ -95,10 +104,19 @@ def load_suppressions() -> dict[tuple[str, str, str, str], str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("step", nargs="?", choices=["translate"], help="only write the translated templates (.venv)")
     ap.add_argument("--list", action="store_true", help="print every current finding as a suppression line")
     args = ap.parse_args(argv)
-    translated = {s: translate(s) for s in TEMPLATES}
-    findings = cfn_lint_findings() | checkov_findings(translated)
+    if args.step == "translate":
+        for s in TEMPLATES:
+            print(f"translated {translate(s).relative_to(ROOT)}")
+        return 0
+    translated = {s: OUT / f"{s}.json" for s in TEMPLATES}
+    missing = [str(p) for p in translated.values() if not p.exists()]
+    if missing:
+        raise SystemExit(f"run `check.py translate` (in .venv) first: {missing}")
+    lint, ckv = _cfn_lint(), _checkov()  # in parallel: together about a minute
+    findings = cfn_lint_findings(lint) | checkov_findings(ckv)
     if args.list:
         for f in sorted(findings):
             print("- " + " ".join(f) + "  # ")
