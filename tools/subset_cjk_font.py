@@ -1,4 +1,4 @@
-"""Rebuild ``functions/internships/internships/documents/fonts/NotoSansCJKsc-Regular.subset.otf``.
+"""Rebuild ``layers/fonts/fonts/NotoSansCJKsc-Regular.subset.otf`` (the internships FontsLayer).
 
     python tools/subset_cjk_font.py /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 
@@ -13,8 +13,7 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTCollection
 
-OUT = (Path(__file__).resolve().parent.parent / "functions" / "internships" / "internships" / "documents"
-       / "fonts" / "NotoSansCJKsc-Regular.subset.otf")
+OUT = Path(__file__).resolve().parent.parent / "layers" / "fonts" / "fonts" / "NotoSansCJKsc-Regular.subset.otf"
 BLOCKS = [(0x20, 0x7E), (0x1100, 0x11FF), (0x3000, 0x303F), (0x3040, 0x30FF), (0x3100, 0x312F), (0x3130, 0x318F),
           (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
           (0xFF00, 0xFFEF)]

@@ -406,3 +406,29 @@ def test_policy_suppressions_are_one_reasoned_line_per_check_and_resource(tmp_pa
     monkeypatch.setattr(check, "SUPPRESSIONS", bad)
     with pytest.raises(SystemExit):
         check.load_suppressions()
+
+
+# ---------------------------------------------------------------- 9: fonts only where PDFs are drawn
+def test_fonts_layer_exactly_on_the_functions_that_can_draw_a_pdf():
+    """The FontsLayer (11 MB of Noto fonts) goes only to the functions whose handler module reaches
+    ``internships.documents.typefaces`` in the import graph (grimp: every import statement,
+    function-level ones too); every other function ships without the fonts."""
+    import grimp
+
+    from local_runtime import invoke as inv
+
+    svc = SVCS["internships"]
+    inv.ensure_paths(next(iter(svc.functions.values())))
+    graph = grimp.build_graph("internships", cache_dir=None)
+    needs = {lid for lid, fn in svc.functions.items()
+             if graph.find_shortest_chain(importer=fn.handler.rpartition(".")[0],
+                                          imported="internships.documents.typefaces")}
+    has = {lid for lid, fn in svc.functions.items() if "FontsLayer" in fn.layers}
+    assert needs and has == needs
+    layer = svc.template["Resources"]["FontsLayer"]["Properties"]
+    fonts = ROOT / "functions" / "internships" / layer["ContentUri"] / "fonts"
+    assert sorted(p.name for p in fonts.glob("*.ttf")) and (fonts / "OFL.txt").exists()
+    assert not list((svc.dir / "internships").rglob("*.ttf")), "fonts inside the functions' CodeUri again"
+    from internships.documents import typefaces
+
+    assert typefaces.FONT_DIR.resolve() == fonts.resolve()
