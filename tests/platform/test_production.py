@@ -432,3 +432,19 @@ def test_fonts_layer_exactly_on_the_functions_that_can_draw_a_pdf():
     from internships.documents import typefaces
 
     assert typefaces.FONT_DIR.resolve() == fonts.resolve()
+
+
+def test_the_xlsx_report_alone_is_judged_against_its_binding_floor():
+    """Issue 21's decision (issue 33 item 4): exams ReportsFunction's cold first request is held to
+    1.25x of its binding floor; every other function to 1.25x of the plain floor."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_coldrequest", ROOT / "bench" / "bench_coldrequest.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.JUDGED_VS_BINDING == {"exams.ReportsFunction"} and bench.TARGET == 1.25
+    assert bench.within_target({"fn": "exams.ReportsFunction", "ratio": 1.59, "vs_binding": 1.04})
+    assert not bench.within_target({"fn": "exams.ReportsFunction", "ratio": 1.59, "vs_binding": 1.3})
+    assert not bench.within_target({"fn": "exams.AttemptsFunction", "ratio": 1.3, "vs_binding": 1.0})
+    assert bench.within_target({"fn": "exams.AttemptsFunction", "ratio": 1.2, "vs_binding": None})
+    assert not bench.within_target({"fn": "exams.AttemptsFunction", "ratio": None})
