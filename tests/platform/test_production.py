@@ -218,12 +218,27 @@ def test_json_access_logs_with_retention_and_4xx_429_alarms(name):
 
 
 # ---------------------------------------------------------------- 6: the 29-second rule
-@pytest.mark.parametrize("name", [n if n != "internships" else pytest.param(
-    n, marks=pytest.mark.xfail(strict=True, reason="CronFunction/AdminEngagementFunction split pending")) for n in NAMES])
+#: Functions behind an HTTP route still above 29 s, and why (issue 33 item 6, not done yet): the
+#: admin jobs-feed fetches need the 202 + asynchronous hand-off first.
+HTTP_TIMEOUT_PENDING = {("internships", "AdminEngagementFunction"): 60}
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_function_behind_an_http_route_answers_within_29_seconds(name):
-    for lid, fn in SVCS[name].functions.items():
-        if any(e["Type"] == "HttpApi" for e in fn.events.values()):
-            assert fn.timeout <= HTTP_TIMEOUT_LIMIT, f"{name}.{lid}: Timeout {fn.timeout} behind an HTTP route"
+    over = {(name, lid): fn.timeout for lid, fn in SVCS[name].functions.items()
+            if any(e["Type"] == "HttpApi" for e in fn.events.values()) and fn.timeout > HTTP_TIMEOUT_LIMIT}
+    assert over == {k: v for k, v in HTTP_TIMEOUT_PENDING.items() if k[0] == name}
+
+
+def test_cron_routes_and_schedules_run_on_separate_functions():
+    """The /api/cron routes run on CronApiFunction (29 s); the schedules keep CronFunction's 300 s."""
+    fns = SVCS["internships"].functions
+    api, worker = fns["CronApiFunction"], fns["CronFunction"]
+    assert api.handler == worker.handler
+    assert {e["Type"] for e in api.events.values()} == {"HttpApi"} and api.timeout <= HTTP_TIMEOUT_LIMIT
+    assert {e["Type"] for e in worker.events.values()} == {"Schedule"} and worker.timeout == 300
+    assert sorted(e["Properties"]["Path"] for e in api.events.values()) == [
+        "/api/cron/deadline-reminders", "/api/cron/inactive-students", "/api/cron/job-alerts", "/api/cron/process-emails"]
 
 
 # ---------------------------------------------------------------- 7: data protection
