@@ -31,7 +31,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev demo test faults venv check lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account base-url lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev demo test faults venv check policy policy-lock rollback lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account base-url lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -85,7 +85,36 @@ redrive: $(STAMP)
 base-url: $(STAMP)
 	$(PY) tools/base_url.py $(if $(STACK),--stack '$(STACK)') $(if $(URL),--url '$(URL)') $(if $(DRY),--dry-run)
 
-check: lint typecheck typecheck-domains architecture
+check: lint typecheck typecheck-domains architecture policy
+
+# Policy as code (issue 33): cfn-lint (all rules + cfn-lint-serverless) on the templates and checkov
+# on the SAM-translated ones; every finding left is in tools/policy/suppressions.yaml with its
+# reason, a new (or a stale) one fails. The tools live in .venv-policy (requirements/policy.in):
+# checkov's pins conflict with aws-sam-cli's in .venv. Translation runs in .venv (sam's translator).
+POLICY_VENV := .venv-policy
+POLICY_STAMP := $(POLICY_VENV)/.installed
+
+$(POLICY_STAMP): requirements/policy.lock
+	$(PYTHON) -m venv $(POLICY_VENV)
+	$(POLICY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements/policy.lock
+	touch $(POLICY_STAMP)
+
+# Re-pin the policy tools: a fresh venv from requirements/policy.in, frozen into requirements/policy.lock.
+policy-lock:
+	rm -rf $(POLICY_VENV).lock && $(PYTHON) -m venv $(POLICY_VENV).lock
+	$(POLICY_VENV).lock/bin/python -m pip install --quiet --disable-pip-version-check -r requirements/policy.in
+	{ echo "# .venv-policy (make policy): pip freeze of requirements/policy.in. Re-pin: make policy-lock"; \
+	  $(POLICY_VENV).lock/bin/python -m pip freeze --disable-pip-version-check; } > requirements/policy.lock
+	rm -rf $(POLICY_VENV).lock
+
+policy: $(STAMP) $(POLICY_STAMP)
+	$(PY) tools/policy/check.py translate
+	$(POLICY_VENV)/bin/python tools/policy/check.py
+
+# Roll every function of a deployed stack back to its previous version (live aliases; stops a
+# CodeDeploy deployment in progress with its rollback): `make rollback [STACK=] [FN=] [DRY=1]`.
+rollback: $(STAMP)
+	$(PY) tools/rollback.py $(if $(STACK),--stack '$(STACK)') $(if $(FN),--function '$(FN)') $(if $(DRY),--dry-run)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -145,4 +174,4 @@ ci:
 	.ci/run
 
 clean:
-	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache .venv-policy

@@ -64,6 +64,19 @@ import lambda_sandbox as sb  # noqa: E402
 from local_runtime.stack import load_all  # noqa: E402
 
 TARGET = 1.25
+#: Judged against their binding floor instead of the plain floor (issue 21, decided in issue 33 item 4):
+#: the XLSX report's cold first request is openpyxl's import; production can keep its alias warm
+#: (exams template parameter ReportsProvisionedConcurrency).
+JUDGED_VS_BINDING = {"exams.ReportsFunction"}
+
+
+def within_target(row: dict) -> bool:
+    """The 1.25x bar: against the plain floor, or the binding floor for ``JUDGED_VS_BINDING``."""
+    if row.get("ratio") is None:
+        return False
+    if row["fn"] in JUDGED_VS_BINDING and row.get("vs_binding") is not None:
+        return row["vs_binding"] <= TARGET
+    return row["ratio"] <= TARGET
 QUICK = {
     "campaigns": ["ContactsFunction"],
     "exams": ["QuestionsFunction"],
@@ -193,7 +206,9 @@ def main() -> None:
             if row["ms"] is None:
                 print(f"{row['fn']:<40} {'-':>8} {'-':>6} {'-':>7} {'-':>7}  ERROR {row['error']}")
                 continue
-            flag = "" if row["ratio"] <= TARGET else "  OVER TARGET"
+            flag = "" if within_target(row) else "  OVER TARGET"
+            if row["fn"] in JUDGED_VS_BINDING:
+                flag += "  (judged vs its binding floor)"
             vb = f"{row['vs_binding']:7.2f}" if row["vs_binding"] is not None else f"{'-':>7}"
             cr = f"{row['cpu_ratio']:6.2f}" if row["cpu_ratio"] is not None else f"{'-':>6}"
             print(f"{row['fn']:<40} {row['ms']:8.1f} {row['ratio']:6.2f} {row['min_ratio']:7.2f} {vb} {cr}  "
@@ -235,7 +250,8 @@ def main() -> None:
         "cold_request_worst_cpu_ratio": max((round(r["cpu_ratio"], 3) for r in rows if r.get("cpu_ratio")), default=None),
         "cpu_ratios": {r["fn"]: round(r["cpu_ratio"], 3) for r in rows if r.get("cpu_ratio")},
         "worst": worst["fn"] if worst else None,
-        "ok": all(r["ratio"] is not None and r["ratio"] <= TARGET for r in rows),
+        "ok": all(within_target(r) for r in rows),
+        "judged_vs_binding_floor": sorted(JUDGED_VS_BINDING & {r["fn"] for r in rows}),
         "functions": len(rows), "quick_subset": bool(args.quick), "repeat": repeat,
         "bytecode": not args.no_bytecode,
         "ratios": {r["fn"]: (round(r["ratio"], 3) if r["ratio"] is not None else None) for r in rows},

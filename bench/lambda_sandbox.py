@@ -105,7 +105,9 @@ def layers_from_venv(base: Path) -> dict[str, list[str]]:
     """Every layer of the templates as ``sys.path`` entries on the sources: ``{logical id:
     [paths]}``; ``SharedLayer`` (the only one) is ``layers/shared`` (lambdakit) plus
     ``layer_from_venv``'s site. Give a function ``function_paths(fn, ...)``."""
-    return {"SharedLayer": [str(ROOT / "layers" / "shared"), str(layer_from_venv(base / "site"))]}
+    return {"SharedLayer": [str(ROOT / "layers" / "shared"), str(layer_from_venv(base / "site"))],
+            # fonts only (no Python): typefaces finds them in layers/fonts/fonts outside Lambda
+            "FontsLayer": []}
 
 
 def function_paths(fn: Any, layers: dict[str, list[str]]) -> list[str]:

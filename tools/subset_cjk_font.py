@@ -1,4 +1,4 @@
-"""Rebuild ``functions/internships/internships/documents/fonts/NotoSansCJKsc-{Regular,Bold}.subset.otf``.
+"""Rebuild ``layers/fonts/fonts/NotoSansCJKsc-{Regular,Bold}.subset.otf`` (the internships FontsLayer).
 
     python tools/subset_cjk_font.py            # both weights
     python tools/subset_cjk_font.py Bold       # one weight
@@ -17,7 +17,7 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTCollection
 
-FONTS = Path(__file__).resolve().parent.parent / "functions" / "internships" / "internships" / "documents" / "fonts"
+FONTS = Path(__file__).resolve().parent.parent / "layers" / "fonts" / "fonts"
 SYSTEM = "/usr/share/fonts/opentype/noto/NotoSansCJK-{weight}.ttc"
 WEIGHTS = ("Regular", "Bold")
 BLOCKS = [(0x20, 0x7E), (0x1100, 0x11FF), (0x3000, 0x303F), (0x3040, 0x30FF), (0x3100, 0x312F), (0x3130, 0x318F),

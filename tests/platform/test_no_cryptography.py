@@ -80,20 +80,27 @@ def _imports(mod: str) -> set[str]:
 # ------------------------------------------------------------------ templates and files
 @pytest.mark.parametrize("service,lid", FUNCTIONS, ids=[f"{s}.{f}" for s, f in FUNCTIONS])
 def test_every_function_has_the_shared_layer_only(service, lid):
-    assert SVCS[service].functions[lid].layers == ["SharedLayer"]
+    """The shared layer is every function's only code layer; FontsLayer (internships, issue 33) holds
+    fonts and no Python (test_the_fonts_layer_holds_no_python)."""
+    assert [x for x in SVCS[service].functions[lid].layers if x != "FontsLayer"] == ["SharedLayer"]
 
 
 @pytest.mark.parametrize("name", sorted(SVCS))
 def test_no_layer_resource_but_the_shared_one(name):
-    assert set(SVCS[name].resources_of("AWS::Serverless::LayerVersion")) == {"SharedLayer"}
+    assert set(SVCS[name].resources_of("AWS::Serverless::LayerVersion")) - {"FontsLayer"} == {"SharedLayer"}
     assert "CryptoLayer" not in (ROOT / "functions" / name / "template.yaml").read_text()
 
 
 def test_the_only_layer_folder_is_shared_and_ships_no_cryptography():
-    assert sorted(p.name for p in (ROOT / "layers").iterdir()) == ["shared"]
+    assert sorted(p.name for p in (ROOT / "layers").iterdir()) == ["fonts", "shared"]
     names = {ln.split("==")[0].lower() for ln in (ROOT / "layers" / "shared" / "requirements.txt").read_text().splitlines()
              if "==" in ln}
     assert not names & {"cryptography", "cffi", "pycparser"}
+
+
+def test_the_fonts_layer_holds_no_python():
+    files = [p for p in (ROOT / "layers" / "fonts").rglob("*") if p.is_file()]
+    assert files and not [p for p in files if p.suffix not in {".ttf", ".otf", ".txt", ".md"}]
 
 
 # ------------------------------------------------------------------ the code

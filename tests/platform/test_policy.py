@@ -19,7 +19,7 @@ from local_runtime.testing import services
 
 SVCS = services()
 NAMES = sorted(SVCS)
-TOPIC = {"Ref": "AlarmTopic"}
+TOPIC = {"Ref": "AlarmTopicArn"}
 RETAIN_IF = {"Fn::If": ["RetainData", "Retain", "Delete"]}
 
 #: Actions on which AWS allows no narrower resource than ``*``, with the reason. Nothing else may
@@ -125,15 +125,12 @@ def _table_lid(svc: Service) -> str:
 
 # ---------------------------------------------------------------- alarms and topic
 @pytest.mark.parametrize("name", NAMES)
-def test_alarm_topic_and_optional_email(name):
+def test_alarms_notify_the_topic_the_deploy_names(name):
+    """The root stack creates or takes the one alarm topic (tests/platform/test_production.py)."""
     svc = SVCS[name]
     t = svc.template
-    assert _res(svc)["AlarmTopic"]["Type"] == "AWS::SNS::Topic"
-    sub = _res(svc)["AlarmEmailSubscription"]
-    assert sub["Type"] == "AWS::SNS::Subscription" and sub["Condition"] == "HasAlarmEmail"
-    assert _props(sub) == {"TopicArn": TOPIC, "Protocol": "email", "Endpoint": {"Ref": "AlarmEmail"}}
-    assert t["Parameters"]["AlarmEmail"]["Default"] == ""
-    assert t["Conditions"]["HasAlarmEmail"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]}
+    assert "AlarmTopic" not in _res(svc) and "AlarmEmail" not in t["Parameters"]
+    assert "Default" not in t["Parameters"]["AlarmTopicArn"]
     for lid, p in _alarms(svc).items():
         assert p["AlarmActions"] == [TOPIC] and p["OKActions"] == [TOPIC], lid
         assert "docs/operations.md#" in p["AlarmDescription"], lid
@@ -141,12 +138,16 @@ def test_alarm_topic_and_optional_email(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_function_has_errors_and_throttles_alarms(name):
+    """Throttles > 0 per function; errors as a rate over a window (test_production.py checks its shape)."""
     svc = SVCS[name]
+    alarms = _alarms(svc)
     for lid in svc.functions:
-        for metric in ("Errors", "Throttles"):
-            found = _alarm_on(svc, "AWS/Lambda", metric, "FunctionName", {"Ref": lid})
-            assert found and found[0]["Threshold"] == 0 and found[0]["ComparisonOperator"] == "GreaterThanThreshold", \
-                f"{name}.{lid}: no {metric} alarm"
+        found = _alarm_on(svc, "AWS/Lambda", "Throttles", "FunctionName", {"Ref": lid})
+        assert found and found[0]["Threshold"] == 0 and found[0]["ComparisonOperator"] == "GreaterThanThreshold", \
+            f"{name}.{lid}: no Throttles alarm"
+        errors = alarms.get(f"{lid}ErrorsAlarm")
+        assert errors and {m["MetricStat"]["Metric"]["MetricName"] for m in errors["Metrics"] if "MetricStat" in m} \
+            == {"Errors", "Invocations"}, f"{name}.{lid}: no error-rate alarm"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -231,7 +232,8 @@ def test_ses_reputation_alarms_where_the_service_sends_email(name):
     svc = SVCS[name]
     sends = any(set(_listify(st.get("Action"))) & SES_SEND for _, st in _statements(svc))
     alarms = {p.get("MetricName"): p for p in _alarms(svc).values() if p.get("Namespace") == "AWS/SES"}
-    if not sends:
+    if not sends or name != "campaigns":
+        # account-wide metrics: one stack (campaigns, the bulk sender) alarms on them, so they page once
         assert not alarms
         return
     bounce, complaint = alarms["Reputation.BounceRate"], alarms["Reputation.ComplaintRate"]
@@ -536,7 +538,8 @@ def test_root_passes_the_operability_parameters_to_every_service():
         if r["Type"] != "AWS::Serverless::Application":
             continue
         params = r["Properties"]["Parameters"]
-        for p in ("AlarmEmail", "LogRetentionDays", "DataRetention", "ApiThrottlingBurstLimit",
+        assert params["AlarmTopicArn"] == {"Fn::If": ["CreateAlarmTopic", {"Ref": "AlarmTopic"}, {"Ref": "AlarmTopicArn"}]}
+        for p in ("DeploymentPreferenceType", "DeletionProtection", "LogRetentionDays", "DataRetention", "ApiThrottlingBurstLimit",
                   "ApiThrottlingRateLimit"):
             assert params[p] == {"Ref": p}, f"{lid}: {p}"
             assert p in root["Parameters"]

@@ -36,9 +36,10 @@ def test_service_template_layout(name):
     apis = svc.resources_of("AWS::Serverless::HttpApi")
     assert len(apis) == 1 and not svc.resources_of("AWS::Serverless::Api")
     layers = svc.resources_of("AWS::Serverless::LayerVersion")
-    # the shared layer, every function's only one (Globals; no cryptography layer: test_no_cryptography.py)
-    assert set(layers) == {"SharedLayer"}
-    assert all(fn.layers == ["SharedLayer"] for fn in svc.functions.values())
+    # the shared layer on every function (Globals; no cryptography layer: test_no_cryptography.py); the
+    # internships FontsLayer (fonts only) on the functions that draw PDFs (test_production.py)
+    assert set(layers) == ({"SharedLayer", "FontsLayer"} if name == "internships" else {"SharedLayer"})
+    assert all(fn.layers in (["SharedLayer"], ["SharedLayer", "FontsLayer"]) for fn in svc.functions.values())
     layer_res = layers["SharedLayer"]
     assert layer_res["Metadata"]["BuildMethod"] == "python3.13"
     assert layer_res["Properties"]["ContentUri"] == "../../layers/shared"

@@ -1,5 +1,6 @@
-"""CronFunction: ``GET /api/cron/<job>`` (Bearer CRON_SECRET) and EventBridge schedule events
-(``{"job": "<job>"}``) run the same code (``jobs.run``)."""
+"""``GET /api/cron/<job>`` (Bearer CRON_SECRET) and EventBridge schedule events (``{"job": "<job>"}``)
+run the same code (``jobs.run``). Deployed twice (issue 33): CronApiFunction serves the routes within
+the HTTP API's 29 s, CronFunction (300 s) the schedules and invoke-only tasks."""
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter

@@ -1,7 +1,7 @@
 """Fonts of the certificate and invoice PDFs: every learner's name must come out drawn.
 
 The body font is Open Sans (Latin, Greek, Cyrillic, Vietnamese; PyPI ``ttf-opensans``). The scripts it
-lacks come from the Noto fonts shipped in ``documents/fonts/`` (SIL Open Font License 1.1, see
+lacks come from the Noto fonts of the FontsLayer (``layers/fonts/fonts/``) (SIL Open Font License 1.1, see
 ``fonts/OFL.txt`` and ``fonts/README.md``): Devanagari, Bengali, Gujarati, Tamil, Telugu, Kannada,
 Malayalam and Arabic (regular and bold), and CJK (Chinese, Japanese kana, Korean hangul; regular and
 bold, subsets of Noto Sans CJK SC to the CJK blocks, ``tools/subset_cjk_font.py``): a name is bold on a
@@ -24,7 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-FONT_DIR = Path(__file__).parent / "fonts"
+#: The Noto fonts: on Lambda the FontsLayer's ``/opt/fonts`` (only the functions that draw PDFs have
+#: it, issue 33); in the repository (local runtime, tests) the layer's source, ``layers/fonts/fonts``.
+_LAYER_FONT_DIR = Path("/opt/fonts")
+FONT_DIR = (_LAYER_FONT_DIR if _LAYER_FONT_DIR.is_dir()
+            else Path(__file__).resolve().parents[4] / "layers" / "fonts" / "fonts")
 logger = logging.getLogger("internships.documents")
 
 
