@@ -245,15 +245,16 @@ def ses_send(*, sender: str, to: str, raw: bytes, tags: dict[str, str] | None = 
 
 def sandbox_record(message: dict, raw: bytes) -> None:
     """The sandbox's copy: the fields, and the bytes (zlib-compressed pieces of at most 300 KB,
-    DynamoDB items stop at 400 KB) at ``EMAILRAW#<email id>`` / ``P#<n>``, written first."""
+    DynamoDB items stop at 400 KB) at ``EMAILRAW#<email id>`` / ``P#<n>``: one BatchWriteItem for
+    any message under about 7 MB compressed."""
     from lambdakit.mime import pack
 
     ttl = int(clock.now_ts()) + 30 * 86400
     pieces = pack(raw)
     table().batch_write(puts=[{"pk": f"EMAILRAW#{message['email_id']}", "sk": f"P#{n:04d}", "piece": p, "ttl": ttl}
-                              for n, p in enumerate(pieces)])
-    table().put({"pk": "SANDBOXMAIL", "sk": f"{message['sent_at']}#{message['id']}", **message,
-                 "raw_pieces": len(pieces), "ttl": ttl})
+                              for n, p in enumerate(pieces)]
+                        + [{"pk": "SANDBOXMAIL", "sk": f"{message['sent_at']}#{message['id']}", **message,
+                            "raw_pieces": len(pieces), "ttl": ttl}])
 
 
 def sandbox_raw(email_id: str) -> bytes | None:
