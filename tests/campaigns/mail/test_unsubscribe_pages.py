@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from lambdakit import clock
-
 from tests.mailwire import unsubscribe_url
 
 SCANNER = {"user-agent": "Mozilla/5.0 (compatible; SafeLinks; Microsoft Defender)"}
@@ -56,7 +55,7 @@ def test_form_post_unsubscribes_and_offers_resubscribe(camp, pipe):
     r = camp.request("POST", link, body="confirm=yes", headers=FORM)
     assert r.status == 200 and _status(camp, cid) == "unsubscribed"
     page = _page_checks(r)
-    assert "You are unsubscribed" in page and f'action="' in page and link + "/resubscribe" in page
+    assert "You are unsubscribed" in page and 'action="' in page and link + "/resubscribe" in page
     # the resubscribe link, fetched by a scanner: nothing changes
     r = camp.request("GET", link + "/resubscribe", headers=SCANNER)
     assert r.status == 200 and "Subscribe again" in _page_checks(r)

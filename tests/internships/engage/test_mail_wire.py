@@ -67,5 +67,5 @@ def test_spamassassin_local_score_of_every_kind_below_2(eng, intern_users):
         raws[kind] = _raw(eng, admin, email_id)
         check_wire(raws[kind], from_domain="example.com", unsubscribe=False)
     with ThreadPoolExecutor(max_workers=3) as pool:  # one spamassassin process per message
-        scores = dict(zip(raws, pool.map(spam_score, raws.values())))
+        scores = dict(zip(raws, pool.map(spam_score, raws.values()), strict=True))
     assert all(score < 2.0 for score, _ in scores.values()), scores

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from lambdakit import clock, ids
 
 from ..settings import settings
-from . import outbox
-from . import ses
+from . import outbox, ses
 from .message import OutboundMessage
 
 SIMULATED = {"bounce@simulator.amazonses.com": "bounce", "complaint@simulator.amazonses.com": "complaint"}

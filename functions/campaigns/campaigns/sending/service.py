@@ -72,10 +72,10 @@ def _attachments(account_id: str, resolved: list[Resolved]) -> list[Attachment]:
 
 
 def send_one(account_id: str, body: SendEmail) -> dict:
+    from ..account.service import postal_address
     from ..attachments import service as attachments
     from ..counters import repository as counters
     from . import batches, pipeline
-    from ..account.service import postal_address
     from .compose import Footer, Tracking
 
     subject, html, text = _content(account_id, body)

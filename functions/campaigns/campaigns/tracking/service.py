@@ -18,8 +18,8 @@ from lambdakit.observability import count as metric
 from .. import events
 from ..campaign import repository as camp_repo
 from ..counters import repository as counters
-from ..sending import repository as send_repo
 from ..sending import audience, suppression
+from ..sending import repository as send_repo
 from ..settings import settings
 
 SCANNERS = re.compile(
@@ -220,7 +220,7 @@ def resubscribe(payload: dict) -> str:
         found = audience.find_by_email(payload["a"], rec["email"])
         cid = found["id"] if found else None
     contact = audience.get_contacts(payload["a"], [cid]).get(cid) if cid else None
-    if not contact or contact.get("status") != "unsubscribed":
+    if not cid or not contact or contact.get("status") != "unsubscribed":
         return "not_unsubscribed"
     audience.set_status(payload["a"], cid, "active", reason="resubscribe")
     send_repo.mark_recipient(payload["s"], payload["r"], remove=["unsubscribed_at", "unsubscribe_source"],
