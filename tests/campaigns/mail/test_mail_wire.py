@@ -189,3 +189,38 @@ def test_spamassassin_local_score_below_2(camp, pipe, kind):
         raw = _raw(camp, d["message_id"])
     score, rules = spam_score(raw)
     assert score < 2.0, (score, rules)
+
+
+def test_ses_is_handed_the_same_message(camp):
+    """The SES provider's SendEmail gets Content.Raw from the same builder: the bytes as a receiver
+    reads them (captured from the botocore call itself)."""
+    from lambdakit import aws
+
+    camp.put("/account", json={"postal_address": POSTAL})
+    sent: list[bytes] = []
+
+    def grab(params, **_):
+        sent.append(params["Content"]["Raw"]["Data"])
+
+    client = aws.client("sesv2")
+    client.meta.events.register("provide-client-params.sesv2.SendEmail", grab)
+    try:
+        d = camp.post("/email/send", json={"to": "h1@example.com", "subject": "Your spring catalogue", "html": NEWSLETTER,
+                                           "variables": {"first_name": "Hal"},
+                                           "provider": {**PROVIDER, "provider": "ses"}}).json()["data"]
+    finally:
+        client.meta.events.unregister("provide-client-params.sesv2.SendEmail", grab)
+    assert d["status"] == "sent" and len(sent) == 1
+    text, html = parts(check_wire(sent[0], from_domain="example.com", unsubscribe=True))
+    assert unsubscribe_url(sent[0]) in text and "1 Sample Street" in html and "Hi Hal," in text
+
+
+def test_dev_account_gets_a_sample_postal_address_once(campaigns_app):
+    from campaigns import devseed
+    from campaigns.account import repository
+
+    first = devseed.seed()
+    assert repository.get(devseed.DEV_ACCOUNT)["postal_address"] == devseed.DEV_POSTAL_ADDRESS
+    repository.set_postal_address(devseed.DEV_ACCOUNT, "Changed Ltd\n2 Other Road")
+    devseed.seed(first)  # a restart keeps what the developer set
+    assert repository.get(devseed.DEV_ACCOUNT)["postal_address"] == "Changed Ltd\n2 Other Road"

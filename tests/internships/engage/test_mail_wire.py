@@ -69,3 +69,31 @@ def test_spamassassin_local_score_of_every_kind_below_2(eng, intern_users):
     with ThreadPoolExecutor(max_workers=3) as pool:  # one spamassassin process per message
         scores = dict(zip(raws, pool.map(spam_score, raws.values()), strict=True))
     assert all(score < 2.0 for score, _ in scores.values()), scores
+
+
+def test_ses_is_handed_the_same_message(eng, monkeypatch):
+    """With the SES provider, SendEmail gets Content.Raw from the same builder (captured from the
+    botocore call itself)."""
+    from internships.mail import outbox
+    from lambdakit import aws
+    from lambdakit.settings import reset_settings
+
+    monkeypatch.setenv("INTERNSHIPS_EMAIL_PROVIDER", "ses")
+    reset_settings()
+    sent: list[bytes] = []
+
+    def grab(params, **_):
+        sent.append(params["Content"]["Raw"]["Data"])
+
+    client = aws.client("sesv2")
+    client.meta.events.register("provide-client-params.sesv2.SendEmail", grab)
+    try:
+        outbox.enqueue("password_reset", "s@example.org", {"name": "Sam", "expiresMinutes": 30,
+                                                           "resetUrl": "https://www.example.com/reset?t=1"})
+        drain_queue(eng.internships)
+    finally:
+        client.meta.events.unregister("provide-client-params.sesv2.SendEmail", grab)
+        reset_settings()
+    assert len(sent) == 1
+    text, _ = parts(check_wire(sent[0], from_domain="example.com", unsubscribe=False))
+    assert "Reset password (https://www.example.com/reset?t=1)" in text
