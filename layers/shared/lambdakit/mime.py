@@ -150,7 +150,7 @@ def html_to_text(markup: str | None) -> str:
                   lambda m: f"{m.group(1).strip()} ({m.group(2)})" if m.group(1).strip() and
                   m.group(1).strip() != m.group(2) else m.group(2), text)
     lines = [line.rstrip() for line in text.splitlines()]
-    return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
+    return _BLANKS.sub("\n\n", "\n".join(lines)).strip()
 
 
 #: Stored copies (the sandbox logs): zlib-compressed, in pieces that keep each DynamoDB item well
