@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import EmailPolicy
-from email.utils import format_datetime, formataddr, make_msgid
+from email.utils import format_datetime, formataddr, make_msgid, parseaddr
 from typing import Any, Iterable
 
 from . import clock
@@ -111,7 +111,8 @@ def build(*, from_email: str, to: str | Iterable[str], subject: str, text: str, 
     if reply_to:
         msg["Reply-To"] = reply_to
     msg["Subject"] = subject
-    msg["Message-ID"] = message_id or make_msgid(domain=from_email.rpartition("@")[2] or None)
+    domain = parseaddr(from_email)[1].rpartition("@")[2]  # "Name <a@b>" given as from_email too
+    msg["Message-ID"] = message_id or make_msgid(domain=domain or None)
     extra = dict(headers or {})
     if list_unsubscribe:
         extra["List-Unsubscribe"] = f"<{list_unsubscribe}>"
