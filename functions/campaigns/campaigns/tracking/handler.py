@@ -57,6 +57,11 @@ def click(token: str):
     return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
 
 
+#: these routes answer people: their 404 and 410 are HTML pages (text/html), not the JSON error
+PAGE_NOTES = {404: "An HTML page (text/html): the link is not valid.",
+              410: "An HTML page (text/html): the subscribe-again offer has expired or was used."}
+
+
 def _html(body: str, status: int = 200) -> Response:
     return Response(status_code=status, content_type="text/html; charset=utf-8", body=body,
                     headers={**NO_STORE, **pages.HEADERS})
@@ -80,7 +85,7 @@ def _one_click() -> bool:
             description="Shows who sends, the address and one Unsubscribe button (a form POSTing to the same URL). "
                         "A GET changes nothing: mail security scanners fetch every link of a message. Plain HTML, "
                         "no script; 404 page for an invalid link.",
-            openapi_extensions=doc(content_type="text/html", public=True))
+            openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def unsubscribe_get(token: str):
     payload = tokens.read(token, "u")
     info = service.subscriber(payload) if payload else None
@@ -96,7 +101,7 @@ def unsubscribe_get(token: str):
              description="Unsubscribes the contact: the confirmation page's form, or the List-Unsubscribe-Post "
                          "one-click POST (body List-Unsubscribe=One-Click) a mailbox provider sends. Answers the "
                          "done page, which offers Subscribe again for 7 days. 404 page for an invalid link.",
-             openapi_extensions=doc(content_type="text/html", public=True))
+             openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def unsubscribe_post(token: str):
     payload = tokens.read(token, "u")
     if not payload:
@@ -111,7 +116,7 @@ def unsubscribe_post(token: str):
 @router.get("/unsubscribe/<token>/resubscribe", summary="Subscribe-again confirmation page (public)",
             description="Within 7 days of an unsubscribe through this link: a page with one Subscribe again button "
                         "(a form POSTing to the same URL). A GET changes nothing. After the window: 410 page.",
-            openapi_extensions=doc(content_type="text/html", public=True, errors=(410,)))
+            openapi_extensions=doc(content_type="text/html", public=True, errors=(410,), notes=PAGE_NOTES))
 def resubscribe_get(token: str):
     payload = tokens.read(token, "u")
     info = service.subscriber(payload) if payload else None
@@ -125,7 +130,7 @@ def resubscribe_get(token: str):
 @router.post("/unsubscribe/<token>/resubscribe", summary="Subscribe again (public)",
              description="Makes the contact active again when this link unsubscribed it within the last 7 days "
                          "(never a bounced contact). 410 page after the window, 404 page for an invalid link.",
-             openapi_extensions=doc(content_type="text/html", public=True, errors=(410,)))
+             openapi_extensions=doc(content_type="text/html", public=True, errors=(410,), notes=PAGE_NOTES))
 def resubscribe_post(token: str):
     payload = tokens.read(token, "u")
     info = service.subscriber(payload) if payload else None
