@@ -57,9 +57,9 @@ def click(token: str):
     return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
 
 
-#: these routes answer people: their 404 and 410 are HTML pages (text/html), not the JSON error
-PAGE_NOTES = {404: "An HTML page (text/html): the link is not valid.",
-              410: "An HTML page (text/html): the subscribe-again offer has expired or was used."}
+#: these routes answer people: their 404 is an HTML page (text/html), not the JSON error
+PAGE_NOTES = {404: "An HTML page (text/html): the link is not valid, or (subscribe again) the offer expired or was "
+                   "used."}
 
 
 def _html(body: str, status: int = 200) -> Response:
@@ -115,22 +115,22 @@ def unsubscribe_post(token: str):
 
 @router.get("/unsubscribe/<token>/resubscribe", summary="Subscribe-again confirmation page (public)",
             description="Within 7 days of an unsubscribe through this link: a page with one Subscribe again button "
-                        "(a form POSTing to the same URL). A GET changes nothing. After the window: 410 page.",
-            openapi_extensions=doc(content_type="text/html", public=True, errors=(410,), notes=PAGE_NOTES))
+                        "(a form POSTing to the same URL). A GET changes nothing. After the window, or once used: 404 page.",
+            openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def resubscribe_get(token: str):
     payload = tokens.read(token, "u")
     info = service.subscriber(payload) if payload else None
     if not payload or info is None:
         return _invalid()
     if not info["resubscribe_until"]:
-        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 410)
+        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
     return _html(pages.resubscribe_confirm(info["sender"], info["email"], _urls(token)[1]))
 
 
 @router.post("/unsubscribe/<token>/resubscribe", summary="Subscribe again (public)",
              description="Makes the contact active again when this link unsubscribed it within the last 7 days "
-                         "(never a bounced contact). 410 page after the window, 404 page for an invalid link.",
-             openapi_extensions=doc(content_type="text/html", public=True, errors=(410,), notes=PAGE_NOTES))
+                         "(never a bounced contact). A 404 page after the window, once used, or for an invalid link.",
+             openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def resubscribe_post(token: str):
     payload = tokens.read(token, "u")
     info = service.subscriber(payload) if payload else None
@@ -138,7 +138,7 @@ def resubscribe_post(token: str):
         return _invalid()
     outcome = service.resubscribe(payload)
     if outcome == "expired":
-        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 410)
+        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
     if outcome == "not_unsubscribed":
         return _html(pages.message("Nothing to change", "This address is not unsubscribed."))
     return _html(pages.resubscribed(info["sender"], info["email"]))
