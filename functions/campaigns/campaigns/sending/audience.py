@@ -89,6 +89,21 @@ def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bo
     return changed
 
 
+def create_unsubscribed(account_id: str, email: str) -> str | None:
+    """A new contact for ``email`` in status ``unsubscribed`` (the unsubscribe link of a single or
+    bulk send to an address that was no contact: the contact is what suppresses later sends).
+    Its id, the existing contact's when one appeared meanwhile, or ``None`` when refused."""
+    from lambdakit.errors import ApiError
+
+    from ..contacts import service as contacts
+
+    try:
+        return str(contacts.create(account_id, {"email": email, "status": "unsubscribed"})["id"])
+    except ApiError:
+        found = find_by_email(account_id, email)
+        return found["id"] if found else None
+
+
 def get_template(account_id: str, template_id: str, have: dict | None = None) -> dict | None:
     """Templates item ``ACCT#{a}`` / ``TPL#{id}`` (subject, content)."""
     return _read(template_key(account_id, template_id), have)
