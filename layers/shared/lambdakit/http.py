@@ -274,6 +274,8 @@ def make_resolver(
     enable_validation: bool = False,
     server_error_code: str = "SERVER_ERROR",
     strip_prefixes: Sequence[str] = (),
+    cursor_owner: Callable[[Any], str] | None = None,
+    settings: Callable[[], Any] | None = None,
 ) -> APIGatewayHttpResolver:
     """A resolver wired with the service's error format.
 
@@ -286,6 +288,10 @@ def make_resolver(
     matching, so ``<prefix><route>`` is answered by ``<route>`` with the same path parameters
     (e.g. ``["/api/v1"]``: an alias of every route; API Gateway must route the prefixed paths
     to the function too). The not-found hook still gets the path as requested.
+
+    ``cursor_owner(app)`` names the caller a pagination cursor is bound to (read after the route's
+    authentication ran) and ``settings()`` gives the service settings holding the cursor key:
+    ``lambdakit.cursors`` signs and checks every cursor of every route of this resolver with them.
     """
     prefixes: list[str | re.Pattern] = list(strip_prefixes)
     app = APIGatewayHttpResolver(enable_validation=enable_validation, serializer=dumps,
@@ -293,6 +299,9 @@ def make_resolver(
     # for observability.http_handler's last-resort 500 (an exception escaping the resolver)
     app.lambdakit_render_error = render_error  # type: ignore[attr-defined]
     app.lambdakit_server_error_code = server_error_code  # type: ignore[attr-defined]
+    from .cursors import middleware as cursor_middleware
+
+    app.use([cursor_middleware(cursor_owner, settings)])
 
     def respond(err: ApiError) -> Response:
         if isinstance(err, ValidationFailed) and err.status == 422 and validation_status != 422:

@@ -22,7 +22,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws, clock, occupancy
 from lambdakit.conditions import Attr
-from lambdakit.ddb import Table, decode_cursor, encode_cursor
+from lambdakit.cursors import decode_cursor, encode_cursor
+from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 
 from ..counters import repository as counters
@@ -310,10 +311,7 @@ def put_outbox(account_id: str, entry: dict) -> None:
 
 def list_outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id: str | None, limit: int,
                 cursor: str | None) -> tuple[list[dict], str | None]:
-    try:
-        start = decode_cursor(cursor)
-    except ValueError:
-        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
+    start = decode_cursor(cursor)  # 400 INVALID_CURSOR unless issued for this route, filters and caller
     if campaign_id:
         pk, index = f"ACCT#{account_id}#OUTBOX#C#{campaign_id}", "gsi2"
     elif bulk_id:
