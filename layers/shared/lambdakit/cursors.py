@@ -32,8 +32,10 @@ import binascii
 import hashlib
 import hmac
 import json
+from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable
+from types import SimpleNamespace
+from typing import Any, Callable, Iterator
 
 from .errors import ValidationFailed
 
@@ -80,6 +82,22 @@ def middleware(owner: Owner | None, settings: Callable[[], Any] | None) -> Calla
             _current.reset(token)
 
     return bind_cursor_scope
+
+
+@contextmanager
+def bound(route: str, *, settings: Callable[[], Any], owner: str = "", query: dict[str, str] | None = None,
+          path_params: dict[str, str] | None = None) -> Iterator[None]:
+    """A request scope without an HTTP request (domain-level tests and tools calling a list
+    function directly): ``route`` is ``"<METHOD> <route pattern>"``."""
+    method, _, pattern = route.partition(" ")
+    ev = SimpleNamespace(http_method=method, path=pattern, query_string_parameters=dict(query or {}))
+    app = SimpleNamespace(current_event=ev, context={"_route": SimpleNamespace(path=pattern),
+                                                     "_route_args": dict(path_params or {})})
+    token = _current.set(_Binding(app, lambda _a: owner, settings))
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 def _binding() -> _Binding:
