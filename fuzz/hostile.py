@@ -336,3 +336,37 @@ def cursors_in(body: Any) -> list[str]:
         elif isinstance(cur, list):
             stack.extend(cur)
     return out
+
+
+def number_cases(doc: dict) -> Iterator[Case]:
+    """10^40 and -10^40 at every number property (integer or number; nested objects and list
+    items included) of every body-taking operation: each must be refused (4xx), issue 32."""
+    for path, ops in sorted((doc.get("paths") or {}).items()):
+        for method, op in sorted(ops.items()):
+            if method not in METHODS or not isinstance(op, dict):
+                continue
+            schema = body_schema(doc, op)
+            if not schema:
+                continue
+            base: Any = example(doc, schema)
+            if (schema.get("type") == "array" or "items" in schema) and not base:
+                base = [example(doc, schema.get("items") or {})]
+            real_path = re.sub(r"\{[^}]+\}", PLACEHOLDER, path)
+            for p, _ in dict.fromkeys(paths(doc, schema)):
+                if not _is_number(doc, schema, p):
+                    continue
+                name = ".".join(str(x) for x in p)
+                for v, shown in ((10 ** 40, "10^40"), (-10 ** 40, "-10^40")):
+                    yield Case(method.upper(), real_path, _encode(_set(base, p, v)), f"{method.upper()} {path}: {name} = {shown}")
+
+
+def _is_number(doc: dict, schema: Any, p: tuple) -> bool:
+    s = _resolve(doc, schema)
+    for part in p:
+        if isinstance(part, int) or s.get("type") == "array":
+            s = _resolve(doc, s.get("items") or {})
+            if isinstance(part, int):
+                continue
+        s = _resolve(doc, (s.get("properties") or {}).get(part) or {})
+    types = s.get("type") if isinstance(s.get("type"), list) else [s.get("type")]
+    return bool({"integer", "number"} & set(types))
