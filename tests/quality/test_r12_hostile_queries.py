@@ -68,7 +68,8 @@ def test_hostile_query_parameters_on_every_route(request, service):
     chosen: dict[str, dict] = {}
     failures: list[str] = []
     n = 0
-    for case in hostile.query_cases(doc, cursors):
+    # quick profile: 3 values per parameter (every cursor value always); make fuzz sends them all
+    for case in hostile.query_cases(doc, cursors, per_param=3):
         route = case.label.split(":", 1)[0]
         if EXCLUDED.match(route):
             continue
@@ -89,7 +90,7 @@ def test_hostile_query_parameters_on_every_route(request, service):
         if forged and hostile.PLACEHOLDER not in bare and r.status == 200:
             failures.append(f"{case.label} -> 200: a forged cursor was not refused")
     print(f"\nhostile queries: {service}: {n} cases, {len(cursors)} harvested cursors, {len(failures)} failures")
-    assert n > 100
+    assert n > 60
     if service in ("campaigns", "exams"):
         assert cursors, "no real cursor harvested: the other-list / other-caller cases did not run"
     assert failures == [], "\n".join(failures[:40])
