@@ -17,7 +17,12 @@ import pytest
 
 from lambdakit import cursors
 from tests.quality.conftest import (  # noqa: F401 - fixtures by name
-    assert_error, exam_users, exams_jwks, exams_tenants, intern_users, make_key,
+    assert_error,
+    exam_users,
+    exams_jwks,
+    exams_tenants,
+    intern_users,
+    make_key,
 )
 
 FORGED = ["eyJhIjoxfQ", base64.urlsafe_b64encode(b'{"pk":"TESTS#x","sk":"y"}').decode().rstrip("="),
@@ -111,7 +116,7 @@ def test_only_lambdakit_cursors_makes_client_cursors():
 
 
 # ---------------------------------------------------------------- through the services
-def test_exams_lists_refuse_forged_cursors(exams_tenants):
+def test_exams_lists_refuse_forged_cursors(exams_tenants):  # noqa: F811
     a, b = exams_tenants
     t = a.test(question_ids=[q["id"] for q in a.questions(1)])
     ex = a.app.exams
@@ -126,7 +131,7 @@ def test_exams_lists_refuse_forged_cursors(exams_tenants):
     assert body["error"] == "INVALID_CURSOR"
 
 
-def test_exams_cursor_is_bound_to_tenant_and_filters(exams_tenants):
+def test_exams_cursor_is_bound_to_tenant_and_filters(exams_tenants):  # noqa: F811
     a, b = exams_tenants
     a.questions(3)
     b.questions(1)
