@@ -207,9 +207,10 @@ def pydantic_fields(exc: Any) -> dict[str, str]:
     for err in exc.errors():
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
         msg = err.get("msg", "Invalid value")
-        cause = (err.get("ctx") or {}).get("error")
-        if getattr(cause, "path", None) and getattr(cause, "problem", None):  # lambdakit.model.FieldProblem
-            loc, msg = [*loc, cause.path], f"Value error, {cause.problem}"
+        cause: Any = (err.get("ctx") or {}).get("error")
+        path, problem = getattr(cause, "path", None), getattr(cause, "problem", None)
+        if path and problem:  # lambdakit.model.FieldProblem
+            loc, msg = [*loc, str(path)], f"Value error, {problem}"
         key = ".".join(loc) or "body"
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, "):]
