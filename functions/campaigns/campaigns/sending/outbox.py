@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from lambdakit import clock
 from lambdakit.conditions import Attr
-from lambdakit.ddb import Table, decode_cursor, encode_cursor
-from lambdakit.errors import ValidationFailed
+from lambdakit.cursors import decode_cursor, encode_cursor
+from lambdakit.ddb import Table
 from lambdakit.mime import pack, unpack
 
 from ..privacy.repository import erasure_pk
@@ -75,10 +75,7 @@ def get_raw(account_id: str, message_id: str) -> bytes | None:
 
 def list_outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id: str | None, limit: int,
                 cursor: str | None) -> tuple[list[dict], str | None]:
-    try:
-        start = decode_cursor(cursor)
-    except ValueError:
-        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
+    start = decode_cursor(cursor)  # 400 INVALID_CURSOR unless issued for this route, filters and caller
     if campaign_id:
         pk, index = f"ACCT#{account_id}#OUTBOX#C#{campaign_id}", "gsi2"
     elif bulk_id:
