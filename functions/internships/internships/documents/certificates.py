@@ -31,9 +31,15 @@ def public_view(c: dict) -> dict:
 
 
 def owner_view(c: dict) -> dict:
+    """The owner's view: the PDF, the Open Badges credential (JSON + VC-JWT) and badge PNG, and
+    LinkedIn's add-to-profile link with the certification's name, issuer, dates, URL and id."""
+    from ..credentials.service import linkedin_url
+
+    cid = c["certificate_id"]
     return {**public_view(c), "enrollmentId": c["enrollment_id"], "revoked": bool(c.get("revoked")),
-            "verifyUrl": verify_url(c["certificate_id"]),
-            "downloadUrl": f"/api/certificates/{c['certificate_id']}/download"}
+            "verifyUrl": verify_url(cid), "downloadUrl": f"/api/certificates/{cid}/download",
+            "credentialUrl": f"/api/certificates/{cid}/credential", "badgeUrl": f"/api/certificates/{cid}/badge.png",
+            "linkedInUrl": linkedin_url(c)}
 
 
 def is_expired(c: dict) -> bool:
