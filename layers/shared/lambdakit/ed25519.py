@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -254,7 +253,3 @@ def eddsa_jwt() -> Any:
             jws.register_algorithm("EdDSA", _algorithm_class()())
 
     return EdDSAJwt()
-
-
-def same(a: bytes, b: bytes) -> bool:
-    return hmac.compare_digest(a, b)

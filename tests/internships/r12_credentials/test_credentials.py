@@ -169,9 +169,8 @@ def test_revoked_before_first_download_is_listed(issued):
 
 def test_expiry_is_valid_until(issued):
     c, _admin, s, cid = issued
-    from lambdakit.ddb import Table
-
     from internships.settings import settings
+    from lambdakit.ddb import Table
 
     Table(settings().table_name).update(f"CERT#{cid}", "CERT", set={"expiry_at": "2001-01-01T00:00:00.000Z"})
     d = _download(c, s, cid)
@@ -211,8 +210,9 @@ def test_badge_png_has_the_credential_baked_in(issued):
     _lang, _tkey, text = rest[2:].split(b"\x00", 2)
     assert text.decode() == token
     jwt.decode(text.decode(), _keyset(c), algorithms=["EdDSA"])
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     assert Image.open(io.BytesIO(r.body)).size == (400, 400)
     assert c.get(f"/api/certificates/{cid}/badge.png").status == 401

@@ -37,8 +37,8 @@ from lambdakit.observability import count as metric
 
 from ..common import keys
 from ..common.emails import InvalidEmail, normalise_email
-from . import repository as repo
 from . import platforms
+from . import repository as repo
 from .fields import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
 
 STANDARD = ("email", "first_name", "last_name", "phone", "tags", "status")

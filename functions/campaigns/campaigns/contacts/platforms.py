@@ -106,7 +106,7 @@ def apply(m: Mapping, cells: list[str]) -> dict[str, str]:
     value (listmonk attributes that are not a JSON object) gives ``__error__``."""
     row: dict[str, str] = {}
     custom: dict[str, str] = {}
-    for (col, target), cell in zip(m.columns, cells):
+    for (_col, target), cell in zip(m.columns, cells, strict=False):  # a short row: the rest are empty
         if target == "ignored":
             continue
         if target.startswith("custom:"):

@@ -284,7 +284,7 @@ def verify_presented(token: str) -> dict:
     status = payload.get("credentialStatus") or {}
     try:
         list_id = int(str(status.get("statusListCredential", "")).rsplit("/", 1)[-1])
-        index = int(status.get("statusListIndex"))
+        index = int(str(status.get("statusListIndex")))
     except (TypeError, ValueError):
         return _fail("malformed", "credentialStatus is missing or malformed")
     if repo.is_revoked(list_id, index):
