@@ -117,3 +117,12 @@ def test_job_import_shows_mapping(camp, campaigns_app):
     assert st["status"] == "completed" and st["imported"] == 1
     assert st["mapping"]["platform"] == "mailchimp" and st["mapping"]["file_status"] == "bounced"
     assert _contact(camp, "dee@example.com")["status"] == "bounced"
+
+
+def test_mapping_of_a_huge_header_is_bounded(camp):
+    header = "email," + ",".join(f"c{i}-" + "x" * 300 for i in range(400))
+    body, headers = multipart((header + "\r\na@example.com\r\n").encode(), dry_run="true")
+    d = camp.post("/contacts/import", body=body, headers=headers).json()["data"]
+    m = d["mapping"]
+    assert m["truncated"] is True and len(m["columns"]) == 120
+    assert max(len(c["column"]) for c in m["columns"]) == 100

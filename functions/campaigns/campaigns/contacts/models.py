@@ -89,6 +89,8 @@ class ImportMapping(Model):
     columns: list[ImportColumn]
     custom_fields: list[str]
     ignored: list[str]
+    #: more columns than shown (120)
+    truncated: bool = False
 
 
 class ImportResult(Model):

@@ -47,6 +47,10 @@ STATUS_VALUES = {"active": "active", "subscribed": "active", "enabled": "active"
                  "cleaned": "bounced"}
 
 
+#: columns shown in a mapping (a contact has at most 50 custom fields: more columns only err)
+MAX_SHOWN = 120
+
+
 @dataclass
 class Mapping:
     platform: str
@@ -55,11 +59,14 @@ class Mapping:
     #: the status of every row of the file (Mailchimp's per-status files), or None
     file_status: str | None = None
 
-    def public(self) -> dict:
+    def public(self, max_columns: int = MAX_SHOWN) -> dict:
+        """The mapping as shown (and stored on a job): at most ``max_columns`` columns, names cut
+        at 100 characters, so a hostile header cannot grow the job item past DynamoDB's 400 KB."""
+        cols = [(c[:100], t[:107]) for c, t in self.columns[:max_columns]]
         return {"platform": self.platform, "file_status": self.file_status,
-                "columns": [{"column": c, "field": t} for c, t in self.columns],
-                "custom_fields": [t.split(":", 1)[1] for _, t in self.columns if t.startswith("custom:")],
-                "ignored": [c for c, t in self.columns if t == "ignored"]}
+                "columns": [{"column": c, "field": t} for c, t in cols],
+                "custom_fields": [t.split(":", 1)[1] for _, t in cols if t.startswith("custom:")],
+                "ignored": [c for c, t in cols if t == "ignored"], "truncated": len(self.columns) > max_columns}
 
 
 def detect(header: list[str]) -> Mapping:
