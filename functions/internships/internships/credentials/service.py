@@ -274,6 +274,10 @@ def verify_presented(token: str) -> dict:
     if (issuer.get("id") if isinstance(issuer, dict) else issuer) != issuer_id() or payload.get("iss") != issuer_id():
         return _fail("wrong_issuer", "Not issued by this service")
     now = clock.now()
+    status = payload.get("credentialStatus")
+    if not all(isinstance(payload.get(k, ""), str) for k in ("validFrom", "validUntil", "id")) \
+            or not isinstance(status, dict):
+        return _fail("malformed", "validFrom, validUntil, id or credentialStatus has the wrong type")
     try:
         if payload.get("validFrom") and clock.parse_iso(payload["validFrom"]) > now:
             return _fail("not_yet_valid", "The credential is not valid yet")
@@ -281,7 +285,6 @@ def verify_presented(token: str) -> dict:
             return _fail("expired", "The credential has expired", payload)
     except (TypeError, ValueError):
         return _fail("malformed", "validFrom/validUntil are not timestamps")
-    status = payload.get("credentialStatus") or {}
     try:
         list_id = int(str(status.get("statusListCredential", "")).rsplit("/", 1)[-1])
         index = int(str(status.get("statusListIndex")))
