@@ -11,8 +11,10 @@ import gzip
 import json
 import struct
 import zlib
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import jsonschema
 import pytest
 from joserfc import jws, jwt
 from joserfc.errors import BadSignatureError
@@ -37,6 +39,15 @@ def issued(internships_app, intern_users, intern_seed):
     return c, admin, s, r.json()["certificateId"]
 
 
+VC2_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "w3c-vc-data-model"
+                         / "verifiable-credential-schema.json").read_text())
+
+
+def _vc2_valid(doc: dict) -> None:
+    """W3C's VC 2.0 JSON Schema (JSON Schema 2020-12), vendored with its licence."""
+    jsonschema.Draft202012Validator(VC2_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(doc)
+
+
 def _keyset(c) -> KeySet:
     r = c.get("/api/credentials/jwks.json")
     assert r.status == 200 and r.headers.get("content-type", "").startswith("application/json")
@@ -54,6 +65,7 @@ def _download(c, user, cid) -> dict:
 def _bit(status_jwt: str, keys: KeySet, index: int) -> int:
     tok = jwt.decode(status_jwt, keys, algorithms=["EdDSA"])
     assert tok.header["typ"] == "vc+jwt"
+    _vc2_valid(tok.claims)
     subj = tok.claims["credentialSubject"]
     assert subj["type"] == "BitstringStatusList" and subj["statusPurpose"] == "revocation"
     enc = subj["encodedList"]
@@ -73,6 +85,10 @@ def test_credential_verifies_with_joserfc_and_published_keys(issued):
     vc = tok.claims
     assert {k: v for k, v in vc.items() if k not in ("iss", "jti", "nbf", "iat", "exp", "sub")} == d["credential"]
     assert vc["iss"] == vc["issuer"]["id"] and vc["jti"] == vc["id"]
+    _vc2_valid(d["credential"])
+    _vc2_valid(vc)
+    with pytest.raises(jsonschema.ValidationError):  # the schema has teeth
+        _vc2_valid({k: v for k, v in vc.items() if k != "issuer"})
     # W3C VC 2.0 + Open Badges 3.0 shape (the normative MUSTs the 1EdTech schema checks; that schema is not
     # vendored: it is under the IMS specification licence, docs/internships-credentials.md)
     assert vc["@context"][0] == "https://www.w3.org/ns/credentials/v2"
