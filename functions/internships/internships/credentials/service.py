@@ -17,13 +17,13 @@ import hashlib
 import json
 import threading
 from typing import Any
-from urllib.parse import urlencode
 
 from lambdakit import clock
 from lambdakit.errors import ApiError, NotFound
 
 from ..settings import settings
 from . import repository as repo
+from .links import linkedin_url, verify_page
 
 VC_CONTEXT = "https://www.w3.org/ns/credentials/v2"
 OB_CONTEXT = "https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json"
@@ -127,11 +127,6 @@ def credential(cert: dict, index: int) -> dict:
     return vc
 
 
-def verify_page(cert_id: str) -> str:
-    s = settings()
-    return (s.frontend_url or s.public_base_url).rstrip("/") + f"/verify/{cert_id}"
-
-
 def sign(vc: dict) -> str:
     """The VC-JWT of ``vc`` signed with the current key."""
     from lambdakit.ed25519 import eddsa_jwt
@@ -192,19 +187,6 @@ def badge_png(p, cert_id: str) -> tuple[str, bytes]:
     token = sign(credential(c, ensure_index(c)))
     return f"{c['certificate_id']}.png", baked_png(token, title=c["domain_name"], subtitle=c["certificate_id"],
                                                   issuer=settings().issuer)
-
-
-def linkedin_url(c: dict) -> str:
-    """LinkedIn's "Add to profile" link for a certification, every field filled in."""
-    issued = clock.parse_iso(c.get("issued_at") or c["issue_date"] + "T00:00:00Z")
-    q: dict[str, Any] = {"startTask": "CERTIFICATION_NAME", "name": f"{c['domain_name']} internship",
-                         "organizationName": settings().issuer, "issueYear": issued.year,
-                         "issueMonth": issued.month}
-    if c.get("expiry_at"):
-        exp = clock.parse_iso(c["expiry_at"])
-        q.update(expirationYear=exp.year, expirationMonth=exp.month)
-    q.update(certUrl=verify_page(c["certificate_id"]), certId=c["certificate_id"])
-    return "https://www.linkedin.com/profile/add?" + urlencode(q)
 
 
 # ---------------------------------------------------------------- status lists
