@@ -39,6 +39,8 @@ CODE_ROOTS = [ROOT / "layers" / "shared", *(ROOT / "functions" / n for n in sort
 ASYMMETRIC = {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES256K", "ES384", "ES512", "EdDSA"}
 #: The modules naming an asymmetric algorithm: the algorithm, the decoder and its two callers.
 RS256_MODULES = {"lambdakit.rs256", "lambdakit.pyjwt", "exams.identity.tokens", "internships.accounts.google"}
+#: EdDSA (issue 34): the pure-Python Ed25519 algorithm and the Open Badges credentials that sign/verify with it.
+EDDSA_MODULES = {"lambdakit.ed25519", "internships.credentials.service"}
 NEEDS_CRYPTOGRAPHY = {"PyJWK", "PyJWKClient", "PyJWKSet", "RSAAlgorithm", "RSAPSSAlgorithm", "ECAlgorithm",
                       "OKPAlgorithm", "has_crypto"}
 
@@ -117,7 +119,7 @@ def test_rs256_is_decoded_by_the_rs256_decoder_only():
     ``decode(..., algorithms=[... "RS256" ...])`` call is ``rs256_decoder.decode``."""
     naming = {m for m in MODULES if any(isinstance(n, ast.Constant) and n.value in ASYMMETRIC
                                         for n in ast.walk(_tree(m)))}
-    assert naming == RS256_MODULES
+    assert naming == RS256_MODULES | EDDSA_MODULES
     calls = 0
     for mod in MODULES:
         for n in ast.walk(_tree(mod)):
@@ -171,6 +173,28 @@ out = bytes(pdf.output())
 print(json.dumps({"pdf": out.startswith(b"%PDF"), "crypto": "cryptography" in sys.modules}))
 """
     assert _run(code) == {"pdf": True, "crypto": False}
+
+
+def test_credentials_sign_and_verify_eddsa_without_cryptography():
+    """internships' Open Badges credentials (issue 34): PyJWT signs and verifies EdDSA through
+    ``lambdakit.ed25519`` where cryptography cannot be imported (PyJWT's own OKPAlgorithm needs it)."""
+    code = """
+import json
+from lambdakit import ed25519
+key = ed25519.SigningKey.from_seed(bytes(range(32)))
+j = ed25519.eddsa_jwt()
+tok = j.encode({"vc": 1}, key, algorithm="EdDSA")
+ok = j.decode(tok, key.verifying.jwk(), algorithms=["EdDSA"]) == {"vc": 1}
+bad = tok[:-2] + ("A" if tok[-2] != "A" else "B") + tok[-1]
+try:
+    j.decode(bad, key.verifying, algorithms=["EdDSA"])
+    refused = False
+except Exception:
+    refused = True
+print(json.dumps({"ok": ok, "refused": refused, "crypto": "cryptography" in sys.modules}))
+"""
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT / "layers" / "shared")}
+    assert _run(code, env) == {"ok": True, "refused": True, "crypto": False}
 
 
 def test_google_id_token_verifies_without_cryptography():

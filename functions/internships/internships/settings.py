@@ -35,6 +35,10 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     cron_secret_arn: SecretArn = ""
     cron_secret: str = ""
     payment_secret_arn: SecretArn = ""
+    #: Open Badges credentials (issue 34): the Ed25519 signing key's secret (credentials/repository.py);
+    #: ``credential_secret`` is its value directly (tests only)
+    credential_secret_arn: SecretArn = ""
+    credential_secret: str = ""
     payment_provider: str = "sandbox"
     frontend_url: str = ""
     #: SSM parameter holding the API's public base URL when ``public_base_url`` is empty (issue 33:

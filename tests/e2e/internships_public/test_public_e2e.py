@@ -325,3 +325,33 @@ def test_issue10_jobs_from_local_feed(c, admin_token, journey):
 def test_documented_shapes_were_checked(c, journey):
     """The schema checks above really ran on the student/public JSON routes."""
     assert len(c.checked) >= 20
+
+
+def test_issue34_credential_over_http(c, journey):
+    """Issue 34 through the local runtime's HTTP front (as ``make dev`` serves it), every JSON answer
+    checked against the OpenAPI: the student's Open Badges credential verifies with joserfc and the
+    key set served over HTTP; the verify route agrees and refuses a tampered copy; the badge PNG
+    carries the same VC-JWT; the status list is a signed vc+jwt."""
+    from urllib.parse import urlparse
+
+    from joserfc import jwt
+    from joserfc.jwk import KeySet
+
+    token = journey["token"]
+    cert = c.get("/api/certificates/my-certificates", token=token).json()["certificates"][0]
+    d = c.get(cert["credentialUrl"], token=token).json()
+    keys = KeySet.import_key_set(c.get("/api/credentials/jwks.json").json())
+    with pytest.warns(Warning):  # joserfc: RFC 9864 deprecates "EdDSA" (docs/internships-credentials.md)
+        tok = jwt.decode(d["jwt"], keys, algorithms=["EdDSA"])
+    assert tok.claims["id"].endswith(cert["certificateId"]) and tok.claims == {**d["credential"], **{
+        k: tok.claims[k] for k in ("iss", "jti", "nbf", "iat")}}
+    assert c.post("/api/credentials/verify", json={"credential": d["jwt"]}).json()["valid"] is True
+    forged = d["jwt"][:-4] + ("AAAA" if not d["jwt"].endswith("AAAA") else "BBBB")
+    assert c.post("/api/credentials/verify", json={"credential": forged}).json()["reason"] == "bad_signature"
+    png = c.get(cert["badgeUrl"], token=token)
+    assert png.headers["Content-Type"] == "image/png" and d["jwt"].encode() in png.content
+    st = c.get(urlparse(d["statusListCredential"]).path)
+    assert st.headers["Content-Type"] == "application/vc+jwt"
+    with pytest.warns(Warning):
+        assert jwt.decode(st.text, keys, algorithms=["EdDSA"]).claims["type"][-1] == "BitstringStatusListCredential"
+    assert c.get("/api/credentials/issuer").json()["id"] == tok.claims["issuer"]["id"]

@@ -78,8 +78,11 @@ def get_export(job_id: str):
 
 
 @router.post("/contacts/import", middlewares=[require("contacts:write")], summary="Import contacts from CSV",
-             description="multipart/form-data: file, list_id, tags (comma-separated), update_existing. "
-                         "data: imported, updated, skipped, errors[{line, error}]. Limits: request body at most "
+             description="multipart/form-data: file, list_id, tags (comma-separated), update_existing, dry_run. "
+                         "data: imported, updated, skipped, errors[{line, error}], mapping (how the columns were "
+                         "read: Mailchimp, SendGrid and listmonk exports are recognised by their header). "
+                         "dry_run=true is the first pass: rows validated and counted (valid, statuses), nothing "
+                         "written. Limits: request body at most "
                          "4,500,000 bytes (CAMPAIGNS_IMPORT_MAX_BYTES; Lambda's 6 MB synchronous event holds the "
                          "base64-encoded body) and 20,000 rows; beyond either, 413 PAYLOAD_TOO_LARGE with "
                          "details {max_bytes, job_route, job_max_bytes}: use POST /contacts/imports. Bodies "
@@ -91,7 +94,7 @@ def get_export(job_id: str):
                          "exactly once and its rows are reported imported.",
              openapi_extensions=doc(response="campaigns.contacts.models:ImportResult", errors=(413,),
                                     form={"file": "file", "list_id": "string", "tags": "string",
-                                          "update_existing": "string"}))
+                                          "update_existing": "string", "dry_run": "string"}))
 def import_contacts():
     from lambdakit import multipart
 

@@ -1,8 +1,11 @@
 """CSV import rules, shared by the in-request import and the asynchronous worker.
 
 Columns: ``email`` (required), ``first_name``, ``last_name``, ``phone``, ``tags`` (``;``
-separates tags in a cell); every other column becomes a custom field (empty cells are
-ignored). Header names are matched case-insensitively. A bad row is reported as
+separates tags in a cell), ``status``; every other column becomes a custom field (empty cells are
+ignored). Header names are matched case-insensitively. Mailchimp, SendGrid and listmonk exports
+are recognised by their header and mapped (``platforms``); an imported contact keeps the
+unsubscribed/bounced status of its row and an import never makes such a contact active again.
+A bad row is reported as
 ``{line, error}`` (line numbers count the header as line 1) and never stops the others.
 A repeated email inside the file is skipped after its first row. Existing contacts are
 skipped, or merged when ``update_existing`` (non-empty cells overwrite, tags and lists are
@@ -34,10 +37,11 @@ from lambdakit.observability import count as metric
 
 from ..common import keys
 from ..common.emails import InvalidEmail, normalise_email
+from . import platforms
 from . import repository as repo
 from .fields import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_tags
 
-STANDARD = ("email", "first_name", "last_name", "phone", "tags")
+STANDARD = ("email", "first_name", "last_name", "phone", "tags", "status")
 CHUNK = 100
 PROBE = 25
 
@@ -83,8 +87,8 @@ def decode(data: bytes) -> str:
         raise ValidationFailed("The file must be UTF-8 encoded CSV", fields={"file": "Must be UTF-8 CSV"}) from None
 
 
-def rows(text: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """Header (lower-cased) and ``(line, row)`` pairs."""
+def rows(text: str) -> tuple[platforms.Mapping, Iterator[tuple[int, dict[str, str]]]]:
+    """The header's column mapping and ``(line, row)`` pairs of canonical rows."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
@@ -92,8 +96,8 @@ def rows(text: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
         raise ValidationFailed("The file is empty", fields={"file": "Empty file"}) from None
     except csv.Error:
         raise ValidationFailed("The file is not valid CSV", fields={"file": "Invalid CSV"}) from None
-    names = [h.strip().lower() if h.strip().lower() in STANDARD else h.strip() for h in header]
-    if "email" not in names:
+    mapping = platforms.detect(header)
+    if "email" not in {t for _, t in mapping.columns}:
         raise ValidationFailed("The CSV needs an email column", fields={"file": "Missing email column"})
 
     def gen() -> Iterator[tuple[int, dict[str, str]]]:
@@ -110,15 +114,12 @@ def rows(text: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
             start, line = line + 1, reader.line_num
             if not any(c.strip() for c in cells):
                 continue
-            row = {}
-            for i, name in enumerate(names):
-                if name and i < len(cells):
-                    row[name] = cells[i]
-            if len(cells) > len(names):
+            row = platforms.apply(mapping, cells)
+            if len(cells) > len(header):
                 row["__error__"] = "More cells than header columns"
             yield start, row
 
-    return names, gen()
+    return mapping, gen()
 
 
 def count_rows(text: str) -> int:
@@ -135,13 +136,35 @@ def _record(row: dict[str, str], opts: ImportOptions) -> dict:
         raise ValueError(str(exc)) from None
     tags = clean_tags([t for t in (row.get("tags") or "").split(";")] + opts.tags)
     custom = clean_custom({k: v.strip() for k, v in row.items() if k not in STANDARD and v and v.strip()})
-    rec = {"email": email, "tags": tags, "custom_fields": custom}
+    rec = {"email": email, "tags": tags, "custom_fields": custom,
+           "status": platforms.status_of(row.get("status") or "")}
     for k in ("first_name", "last_name", "phone"):
         v = (row.get(k) or "").strip()
         if len(v) > (50 if k == "phone" else 200):
             raise ValueError(f"{k} is too long")
         rec[k] = v
     return rec
+
+
+def check_rows(batch: list[tuple[int, dict[str, str]]], opts: ImportOptions) -> dict:
+    """The first pass (``dry_run``): every row validated, nothing read or written."""
+    seen: set[str] = set()
+    errors: list[dict] = []
+    statuses = {"active": 0, "unsubscribed": 0, "bounced": 0}
+    skipped = 0
+    for line, row in batch:
+        try:
+            rec = _record(row, opts)
+        except ValueError as exc:
+            errors.append({"line": line, "error": str(exc)})
+            continue
+        if rec["email"].lower() in seen:
+            skipped += 1
+            continue
+        seen.add(rec["email"].lower())
+        statuses[rec["status"]] += 1
+    return {"imported": 0, "updated": 0, "skipped": skipped, "errors": errors, "valid": len(seen),
+            "statuses": statuses}
 
 
 def import_chunk(a: str, batch: list[tuple[int, dict[str, str]]], opts: ImportOptions, seen: set[str],
@@ -242,7 +265,7 @@ def _new_contact(a: str, cid: str, seq: str, now: str, rec: dict, opts: ImportOp
     return {"id": cid, "seq": seq, "account_id": a, "email": rec["email"], "first_name": rec["first_name"],
             "last_name": rec["last_name"], "phone": rec["phone"], "tags": rec["tags"],
             "custom_fields": rec["custom_fields"], "lists": [opts.list_id] if opts.list_id else [],
-            "status": "active", "created_at": now, "updated_at": now, "version": 1}
+            "status": rec.get("status") or "active", "created_at": now, "updated_at": now, "version": 1}
 
 
 def chunk_metrics(res: ChunkResult) -> None:
@@ -266,10 +289,13 @@ def merge_fields(old: dict, rec: dict, opts: ImportOptions) -> dict | None:
     if opts.list_id and opts.list_id not in lists:
         lists.append(opts.list_id)
     new["lists"] = lists
+    if rec.get("status", "active") != "active" and old.get("status") == "active":
+        new["status"] = rec["status"]  # an unsubscribed/cleaned row unsubscribes; never the reverse
     if len(new["tags"]) > MAX_TAGS or len(lists) > MAX_LISTS:
         raise ValueError(f"at most {MAX_TAGS} tags and {MAX_LISTS} lists per contact")
     if len(new["custom_fields"]) > MAX_CUSTOM_FIELDS:  # issue 23 rule 3: merges never grow a contact past the cap
         raise ValueError(f"at most {MAX_CUSTOM_FIELDS} custom fields per contact")
-    if all(new.get(k) == old.get(k) for k in ("first_name", "last_name", "phone", "tags", "custom_fields", "lists")):
+    if all(new.get(k) == old.get(k) for k in ("first_name", "last_name", "phone", "tags", "custom_fields", "lists",
+                                          "status")):
         return None
     return new

@@ -50,14 +50,17 @@ def _import_options(a: str, list_id: str | None, tags, update_existing) -> "Any"
 
 
 def import_file(a: str, form) -> dict:
-    """In-request import of a multipart upload (``file``, ``list_id``, ``tags``, ``update_existing``)."""
+    """In-request import of a multipart upload (``file``, ``list_id``, ``tags``, ``update_existing``,
+    ``dry_run``). The result shows the column mapping (``platforms``); ``dry_run`` is the first pass:
+    every row is validated and reported, nothing is written."""
     f = form.files.get("file")
     if f is None:
         raise ValidationFailed("A CSV file is required", fields={"file": "Required"})
     opts = _import_options(a, form.fields.get("list_id"), form.fields.get("tags"), form.fields.get("update_existing"))
+    dry_run = parse_bool(form.fields.get("dry_run"), "dry_run")
     text = importer.decode(f.data)
     limit = settings().import_max_sync_rows
-    _, it = importer.rows(text)
+    mapping, it = importer.rows(text)
     batch: list = []
     total: dict[str, Any] = {"imported": 0, "updated": 0, "skipped": 0, "errors": []}
     seen: set[str] = set()
@@ -75,13 +78,16 @@ def import_file(a: str, form) -> dict:
             batch = []
     if batch:
         chunks.append(batch)
+    if dry_run:
+        return {**importer.check_rows([row for ch in chunks for row in ch], opts), "dry_run": True,
+                "mapping": mapping.public()}
     for ch in chunks:
         r = importer.import_chunk(a, ch, opts, seen, _merge_existing)
         total["imported"] += r.imported
         total["updated"] += r.updated
         total["skipped"] += r.skipped
         total["errors"].extend(r.errors)
-    return total
+    return {**total, "dry_run": False, "mapping": mapping.public()}
 
 
 def create_import_job(a: str, body: dict) -> dict:
@@ -129,7 +135,7 @@ def job_public(job: dict) -> dict:
             "update_existing": bool(job.get("update_existing")), "created_at": job.get("created_at"),
             "started_at": job.get("started_at"), "finished_at": job.get("finished_at"),
             "failure": job.get("failure"), "last_error": job.get("last_error"),
-            "read_failures": int(job.get("read_failures") or 0)}
+            "read_failures": int(job.get("read_failures") or 0), "mapping": job.get("mapping")}
 
 
 def get_import_job(a: str, job_id: str) -> dict:
@@ -178,11 +184,11 @@ def run_import_job(a: str, job_id: str, bucket: str, key: str, *, time_left_ms: 
         raise
     try:
         text = importer.decode(data)
-        _, it = importer.rows(text)
+        mapping, it = importer.rows(text)
         total = importer.count_rows(text)
     except ApiError as exc:
         return _fail(a, job_id, exc.message)
-    job = jobs.start_job(a, job_id, clock.now_iso(), total)
+    job = jobs.start_job(a, job_id, clock.now_iso(), total, mapping.public())
     if job is None:
         return "skipped"
     opts = ImportOptions(list_id=job.get("list_id"), tags=job.get("tags") or [],

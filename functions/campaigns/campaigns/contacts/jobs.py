@@ -55,14 +55,14 @@ def _unconfirmed() -> Contention:
     return Contention("The import job could not be updated, please retry", reasons=["ConditionUnconfirmed"])
 
 
-def start_job(a: str, job_id: str, now: str, total: int) -> dict | None:
+def start_job(a: str, job_id: str, now: str, total: int, mapping: dict | None = None) -> dict | None:
     """awaiting_upload → running (once); a running job is returned as is (resumption), a missing
     or finished one is ``None``. A condition failure is confirmed from the job item (issue 23
     rule 2): a job read back still awaiting its upload is started again."""
     for _try in range(2):
         try:
             return _t().update(keys.acct(a), f"IMPORT#{job_id}", set={"status": "running", "started_at": now},
-                               set_if_absent={"total": total}, condition="#s = :waiting", names={"#s": "status"},
+                               set_if_absent={"total": total, "mapping": mapping}, condition="#s = :waiting", names={"#s": "status"},
                                values={":waiting": "awaiting_upload"})
         except ConditionFailed:
             job = get_job(a, job_id, consistent=True)

@@ -76,11 +76,33 @@ class ImportError_(Model):
     error: str
 
 
+class ImportColumn(Model):
+    column: str
+    #: email | first_name | last_name | phone | tags | status | name | attributes | custom:<key> | ignored
+    field: str
+
+
+class ImportMapping(Model):
+    """How the file's columns were read (issue 34): ``platform`` mailchimp | sendgrid | listmonk | generic."""
+    platform: str
+    file_status: str | None = None
+    columns: list[ImportColumn]
+    custom_fields: list[str]
+    ignored: list[str]
+    #: more columns than shown (120)
+    truncated: bool = False
+
+
 class ImportResult(Model):
     imported: int
     updated: int
     skipped: int
     errors: list[ImportError_]
+    dry_run: bool = False
+    mapping: ImportMapping
+    #: dry_run only: rows that would be imported or merged, and their statuses
+    valid: int | None = None
+    statuses: dict[str, int] | None = None
 
 
 class ImportJobIn(Model):
@@ -114,6 +136,8 @@ class ImportJob(Model):
     #: the last transient failure reading the upload (S3), while the job is retried
     last_error: str | None = None
     read_failures: int = 0
+    #: the column mapping, once the worker has read the file's header
+    mapping: ImportMapping | None = None
 
 
 class UploadForm(Model):

@@ -33,10 +33,17 @@ def set_revoked(admin_id: str, cid: str, revoked: bool, reason: str | None) -> d
     sets = {"revoked_at": now, "revoked_by": admin_id, "revoked_reason": reason or ""} if revoked else \
         {"unrevoked_at": now, "unrevoked_by": admin_id}
     remove = [] if revoked else ["revoked_at", "revoked_by", "revoked_reason"]
-    try:
-        after = repo.set_revoked(cid, revoked, sets, remove)
-    except ConditionFailed:
-        raise Conflict("Certificate already revoked" if revoked else "Certificate is not revoked") from None
+    for attempt in range(2):
+        try:
+            after = repo.set_revoked(cid, revoked, sets, remove, cert.get("status_index"))
+            break
+        except ConditionFailed:
+            # read back (issue 23 rule 2): a credential status index given meanwhile is retried once
+            now_cert = repo.get_certificate(cid) or {}
+            if attempt or bool(now_cert.get("revoked")) == revoked or \
+                    now_cert.get("status_index") == cert.get("status_index"):
+                raise Conflict("Certificate already revoked" if revoked else "Certificate is not revoked") from None
+            cert = now_cert
     activity.record(admin_id, "certificate.revoke" if revoked else "certificate.unrevoke", "certificate", cid,
                     before={"revoked": bool(cert.get("revoked"))},
                     after={"revoked": revoked, **({"reason": reason} if reason else {})})

@@ -165,13 +165,24 @@ def get_certificate(cid: str) -> dict | None:
     return clean(table().get(f"CERT#{cid}", "CERT", consistent=True))
 
 
-def set_revoked(cid: str, revoked: bool, sets: dict, remove: list[str]) -> dict:
+def set_revoked(cid: str, revoked: bool, sets: dict, remove: list[str], status_index: int | None = None) -> dict:
+    """Revoke or un-revoke, with the certificate's credential status-list entry (issue 34) in the same
+    transaction: conditioned on the status index read (``status_index``; none yet: still none), so a
+    credential's first index and a revocation never miss each other."""
+    from ..credentials.repository import entry_op
+
+    values: dict[str, Any] = {":f": False} if revoked else {":t": True}
+    index_cond = "attribute_not_exists(status_index)"
+    if status_index is not None:
+        index_cond, values[":i"] = "status_index = :i", status_index
     ops: list[dict[str, Any]] = [
         {"update": (f"CERT#{cid}", "CERT"), "set": {**sets, "revoked": revoked}, "remove": remove or None,
          "condition": "attribute_exists(pk) AND " + ("(attribute_not_exists(revoked) OR revoked = :f)" if revoked
-                                                     else "revoked = :t"),
-         "values": {":f": False} if revoked else {":t": True}},
+                                                     else "revoked = :t") + " AND " + index_cond,
+         "values": values},
         {"update": ("COUNTERS", "certificates#revoked"), "add": {"count": 1 if revoked else -1}}]
+    if status_index is not None:
+        ops.append(entry_op(int(status_index), revoked, cid))
     table().transact([{k: v for k, v in op.items() if v is not None} for op in ops])
     return get_certificate(cid) or {}
 

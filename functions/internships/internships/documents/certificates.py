@@ -13,10 +13,9 @@ def new_id() -> str:
 
 
 def verify_url(cert_id: str) -> str:
-    from ..settings import settings
+    from ..credentials.links import verify_page  # one rule: the PDF's QR, the e-mail and the credential
 
-    s = settings()
-    return (s.frontend_url or s.public_base_url).rstrip("/") + f"/verify/{cert_id}"
+    return verify_page(cert_id)
 
 
 def api_verify_url(cert_id: str) -> str:
@@ -31,9 +30,15 @@ def public_view(c: dict) -> dict:
 
 
 def owner_view(c: dict) -> dict:
+    """The owner's view: the PDF, the Open Badges credential (JSON + VC-JWT) and badge PNG, and
+    LinkedIn's add-to-profile link with the certification's name, issuer, dates, URL and id."""
+    from ..credentials.links import linkedin_url
+
+    cid = c["certificate_id"]
     return {**public_view(c), "enrollmentId": c["enrollment_id"], "revoked": bool(c.get("revoked")),
-            "verifyUrl": verify_url(c["certificate_id"]),
-            "downloadUrl": f"/api/certificates/{c['certificate_id']}/download"}
+            "verifyUrl": verify_url(cid), "downloadUrl": f"/api/certificates/{cid}/download",
+            "credentialUrl": f"/api/certificates/{cid}/credential", "badgeUrl": f"/api/certificates/{cid}/badge.png",
+            "linkedInUrl": linkedin_url(c)}
 
 
 def is_expired(c: dict) -> bool:

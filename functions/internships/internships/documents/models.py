@@ -24,6 +24,11 @@ class OwnerCertificate(PublicCertificate):
     revoked: bool
     verifyUrl: str
     downloadUrl: str
+    #: the Open Badges 3.0 credential (JSON + VC-JWT) and the badge PNG with it baked in
+    credentialUrl: str
+    badgeUrl: str
+    #: LinkedIn "Add to profile" (certification name, organisation, issue/expiry month, URL, id)
+    linkedInUrl: str
 
 
 class CertificateList(_Out):
