@@ -98,7 +98,9 @@ def _build() -> Path:
             sam = Path(sys.executable).parent / "sam"
             r = subprocess.run([str(sam), "build", "--template-file", str(ROOT / "template.yaml"),
                                 "--build-dir", str(out / "build"), "--cache-dir", str(cache / "sam-cache"),
-                                "--cached", "--parallel"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                                "--cached", "--parallel"], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                               # sam looks for python3.13 on PATH (a pyenv shim of an inactive version fails)
+                               env={**os.environ, "PATH": f"{sam.parent}{os.pathsep}{os.environ.get('PATH', '')}"})
             assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
             (out / "build" / ".complete").write_text("ok\n")
         return _precompiled(out / "build")
