@@ -66,6 +66,7 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     jobs_rss_feeds: str = ""
     #: Comma-separated queries the weekly schedule and ``fetch-all`` refresh from the search API.
     jobs_default_queries: str = "software intern,data science intern,web development intern"
+    #: One source's fetch in total, redirects included (it must fit the routes' task margin, 12 s).
     jobs_fetch_timeout_seconds: float = 8.0
     jobs_max_response_bytes: int = 2_000_000
     jobs_max_per_source: int = 200

@@ -164,3 +164,29 @@ def test_admin_fetch_over_the_budget_answers_202_and_the_task_route_shows_it(eng
     s = c.get(f"/api/admin/tasks/{task_id}", headers=admin.headers).json()
     assert (s["status"], s["added"], s["updated"], s["sources"], len(s["errors"])) == ("done", 4, 1, 3, 1)
     assert c.get("/api/admin/jobs", headers=admin.headers).json()["total"] == 4
+
+
+def test_one_source_fetch_is_bounded_in_total_across_redirects(eng, monkeypatch):
+    """A feed's hops share ``jobs_fetch_timeout_seconds`` (8 s), so one source fits the route's margin:
+    each hop gets what is left, and a chain that outlasts it stops with an error for that source."""
+    from internships.jobs import fetch as fetch_mod
+
+    ticks = iter([0.0, 5.0, 10.0, 15.0])
+    monkeypatch.setattr(fetch_mod, "monotonic", lambda: next(ticks))
+    timeouts = []
+
+    class Redirect:
+        status = 302
+        body = b""
+
+        def header(self, name):
+            return "/next" if name == "location" else None
+
+    def fake_fetch(url, **kw):
+        timeouts.append(kw["timeout"])
+        return Redirect()
+
+    monkeypatch.setattr(fetch_mod.ssrf, "fetch", fake_fetch)
+    with pytest.raises(fetch_mod.FetchError, match="timed out"):
+        fetch_mod.fetch("https://feeds.example.com/rss")
+    assert timeouts == [3.0]  # the first hop got the 8 s less the 5 already gone; no second hop
