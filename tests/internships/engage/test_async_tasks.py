@@ -107,7 +107,11 @@ def test_job_over_the_budget_answers_202_and_the_worker_finishes_it_once(eng, in
     assert (s["status"], s["sent"], s["skipped"], s["kind"]) == ("done", 3, 0, "deadline-reminders")
     assert s["finishedAt"] and _task_messages() == []
     record = task_repo.get(task_id)
-    assert record["ttl"] > record["seq"] and int(record["ttl"]) > 0
+    from lambdakit import clock
+
+    assert clock.now_ts() + 6 * 86400 < int(record["ttl"]) <= clock.now_ts() + 7 * 86400 + 5  # TTL 7 days
+    run = task_repo.table().get("CRONRUN#deadline-reminders", f"DAY#{clock.today()}")
+    assert run["last_result"] == {"ok": True, "sent": 3, "skipped": 0}  # recorded like an inline run
 
     # a redelivery after the task finished does nothing
     _deliver(c, [{"MessageId": "again", "ReceiptHandle": "x", "Body": json.dumps({"taskId": task_id}),

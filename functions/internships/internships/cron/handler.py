@@ -91,6 +91,12 @@ def _task_steps() -> dict:
     return {**jobs.STEPS, **job_postings.TASK_STEPS}
 
 
+def _record_cron_run(task: dict, result: dict) -> None:
+    """A cron job finished by its task: its run is recorded like an inline one (``CRONRUN#<job>``)."""
+    if task.get("origin") == "cron" and task.get("kind") in jobs.JOBS:
+        repo.record_run(str(task["kind"]), str(task.get("created_at") or "")[:10], {"ok": True, **result})
+
+
 def _work(event: dict, context) -> dict:
     """The tasks queue (BatchSize 1): resume each task where its record says; a message whose run
     failed is reported (``batchItemFailures``) and redelivered, up to the DLQ."""
@@ -101,7 +107,7 @@ def _work(event: dict, context) -> dict:
     for record in event["Records"]:
         try:
             task_id = json.loads(record.get("body") or "{}")["taskId"]
-            outcome = tasks.resume(str(task_id), _task_steps(), more)
+            outcome = tasks.resume(str(task_id), _task_steps(), more, on_done=_record_cron_run)
             logger.info("task run", extra={"task": task_id, "outcome": outcome})
         except Exception:  # noqa: BLE001 - redelivered; the record's cursor is where it resumes
             logger.exception("task run failed")

@@ -78,10 +78,12 @@ def run_or_defer(origin: str, kind: str, step: Step, more: More) -> tuple[dict, 
     return result, task_id
 
 
-def resume(task_id: str, steps: Mapping[str, Step], more: More) -> str:
+def resume(task_id: str, steps: Mapping[str, Step], more: More,
+           on_done: Callable[[dict, dict], None] | None = None) -> str:
     """One worker run of a task: ``done``, ``continued`` (out of time: a new message resumes it),
     ``superseded`` (another delivery recorded this step first: its progress stands), ``finished``
-    (nothing to do), ``missing`` or ``failed`` (unknown kind)."""
+    (nothing to do), ``missing`` or ``failed`` (unknown kind). ``on_done(task, result)`` runs once the
+    finishing run is recorded."""
     task = repo.get(task_id)
     if task is None:
         return "missing"
@@ -96,6 +98,8 @@ def resume(task_id: str, steps: Mapping[str, Step], more: More) -> str:
     if not repo.commit(task_id, seq, state, result):
         return "superseded"
     if state is None:
+        if on_done is not None:
+            on_done(task, result)
         return "done"
     repo.send(task_id)
     return "continued"
