@@ -28,7 +28,7 @@ METHODS = ("post", "put", "patch", "delete")
 URL_LIKE = re.compile(r"(url|link|href|website|logo|avatar|image)", re.I)
 BAD_URLS = ("javascript:alert(document.domain)", "data:text/html,<script>alert(1)</script>")
 PLACEHOLDER = "fuzz0000000000000000000000000000"
-NUMBER_LITERALS = ("NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 39)
+NUMBER_LITERALS = ("NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 39, "-1" + "0" * 40, "1e40")
 _MARK = "\u0000HOSTILE\u0000"
 _REFERENCE = re.compile(r"(_id|Id|_ids|Ids|^id|template|schedul|idempotency|parent|password|token|code|secret)", re.I)
 
@@ -181,6 +181,16 @@ def _strings(base: Any, value: str) -> Any:
     return value if isinstance(base, str) else base
 
 
+def _numbers(base: Any, value: int) -> Any:
+    """``base`` with every number leaf, at any depth, replaced by ``value`` (issue 32: ±10^40 on
+    every number field, nested ones included, in one body)."""
+    if isinstance(base, dict):
+        return {k: _numbers(v, value) for k, v in base.items()}
+    if isinstance(base, list):
+        return [_numbers(v, value) for v in base]
+    return value if isinstance(base, (int, float)) and not isinstance(base, bool) else base
+
+
 def _nested(depth: int) -> Any:
     v: Any = "deep"
     for i in range(depth):
@@ -208,6 +218,9 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
     add("every property = CR/LF", _with(base, None, "a\r\nb\rc\nd"))
     add("every string, nested included = CR/LF", _strings(base, "line1\r\nX-Injected: 1\r\n"))
     add("60-deep nesting", {"a": _nested(60)})
+    add("every number, nested included = 10^40", _numbers(base, 10 ** 40))
+    add("every number, nested included = -10^40", _numbers(base, -10 ** 40))
+    add("every string, nested included = NUL and C0 controls", _strings(base, "a\u0000b\u001bc\u007f"))
     found = list(dict.fromkeys(paths(doc, schema or {}))) or [(("x",), False)]
     for p, url_like in found:
         name = ".".join(str(x) for x in p)
@@ -215,7 +228,8 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
         add(f"{name} = NaN", _set(base, p, _MARK), "NaN")
         add(f"{name} = 1e999", _set(base, p, _MARK), "1e999")
         add(f"{name} = unpaired surrogate", _set(base, p, "\ud800"))
-        add(f"{name} = 10^30", _set(base, p, 10 ** 30))
+        add(f"{name} = 10^40", _set(base, p, 10 ** 40))
+        add(f"{name} = -10^40", _set(base, p, -10 ** 40))
         add(f"{name} = CR/LF", _set(base, p, "line1\r\nX-Injected: 1\r\n"))
         if top:
             add(f"{name} = 40-deep nesting", _set(base, p, _nested(40)))
@@ -245,3 +259,122 @@ def stored_bad_url(body: Any, bad: tuple[str, ...] = BAD_URLS) -> str | None:
         elif isinstance(cur, str) and cur.strip().lower().startswith(("javascript:", "data:")):
             return cur
     return None
+
+
+# ---------------------------------------------------------------- hostile query parameters (issue 32)
+def _b64(raw: str) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+#: Forged, truncated and non-base64 cursors (a real cursor of another list or caller is added by
+#: the drivers: ``query_cases(doc, cursors=...)``).
+FORGED_CURSORS = ("eyJhIjoxfQ", _b64('{"pk":"ACCT#x","sk":"LIST#1"}'), _b64('{"pk":1' + "0" * 40 + "}"),
+                  _b64("[1,2]"), "c1.eyJhIjoxfQ.AAAA", "c1..", "c1", "%%%not-base64!!", "x" * 3000)
+QUERY_NUMBERS = ("-1", "0", "1" + "0" * 40, "-1" + "0" * 40, "abc", "1.5", "9" * 5000)
+QUERY_DATES = ("2030-13-45", "not-a-date", "1" + "0" * 40, "2030-01-01T25:61:00Z", "0000-00-00")
+QUERY_SORTS = ("__proto__", "pk", "desc;drop", "x" * 2000)
+QUERY_ANY = ("\u0000", "a\r\nX-Injected: 1", "x" * 5000)
+_CURSORISH = re.compile(r"(cursor|token|next|after|before)$", re.I)
+_DATEISH = re.compile(r"(date|Date|_at$|^since$|^until$|^from$|^start$|^end$)")
+_SORTISH = re.compile(r"(sort|order|group_by|timeframe|format|fields)", re.I)
+_NUMBERISH = re.compile(r"^(page|limit|offset|per_page|size|week|olderThanDays|days|count)$", re.I)
+
+
+def query_values(doc: dict, param: dict, cursors: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Hostile values for one documented query parameter, chosen by its name and schema."""
+    name = str(param.get("name") or "")
+    s = _resolve(doc, param.get("schema") or {})
+    types = s.get("type") if isinstance(s.get("type"), list) else [s.get("type")]
+    if s.get("anyOf"):
+        types += [_resolve(doc, o).get("type") for o in s["anyOf"]]
+    if name == "cursor" or _CURSORISH.search(name):
+        return FORGED_CURSORS + tuple(cursors) + QUERY_ANY[:1]
+    if "integer" in types or "number" in types or _NUMBERISH.match(name):
+        return QUERY_NUMBERS + QUERY_ANY[:1]
+    if s.get("format") in ("date", "date-time") or _DATEISH.search(name):
+        return QUERY_DATES + QUERY_ANY[:1]
+    if _SORTISH.search(name) or s.get("enum"):
+        return QUERY_SORTS + QUERY_ANY[:2]
+    return QUERY_ANY
+
+
+def query_cases(doc: dict, cursors: tuple[str, ...] = (), per_param: int | None = None) -> Iterator[Case]:
+    """For every GET operation with documented query parameters: each parameter alone with each
+    of its hostile values, then all of them hostile at once. The path is ``path?query`` (encoded);
+    the body is empty. ``per_param`` (the quick profile of the test suite) keeps that many values
+    per parameter (the first, then a rotation over the rest, so that every value is sent somewhere);
+    cursor parameters always get every forged and harvested cursor."""
+    import zlib
+    from urllib.parse import urlencode
+
+    for path, ops in sorted((doc.get("paths") or {}).items()):
+        op = ops.get("get") if isinstance(ops, dict) else None
+        if not isinstance(op, dict):
+            continue
+        params = [p for p in op.get("parameters") or [] if isinstance(p, dict) and p.get("in") == "query"]
+        if not params:
+            continue
+        real_path = re.sub(r"\{[^}]+\}", PLACEHOLDER, path)
+        for p in params:
+            values = query_values(doc, p, cursors)
+            if per_param and len(values) > per_param and not (p["name"] == "cursor" or _CURSORISH.search(p["name"])):
+                rest = values[1:]
+                at = zlib.crc32(f"{path}?{p['name']}".encode()) % len(rest)
+                values = (values[0], *(rest * 2)[at:at + per_param - 1])
+            for v in values:
+                shown = v if len(v) <= 24 else f"{v[:12]}…({len(v)})"
+                yield Case("GET", f"{real_path}?{urlencode({p['name']: v})}", b"", f"GET {path}: ?{p['name']}={shown!r}")
+        every = {p["name"]: query_values(doc, p, cursors)[0] for p in params}
+        yield Case("GET", f"{real_path}?{urlencode(every)}", b"", f"GET {path}: every query parameter hostile")
+
+
+def cursors_in(body: Any) -> list[str]:
+    """The non-empty ``nextCursor``/``next_cursor`` values anywhere in a response body."""
+    out, stack = [], [body]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                if k in ("nextCursor", "next_cursor") and isinstance(v, str) and v:
+                    out.append(v)
+                else:
+                    stack.append(v)
+        elif isinstance(cur, list):
+            stack.extend(cur)
+    return out
+
+
+def number_cases(doc: dict) -> Iterator[Case]:
+    """10^40 and -10^40 at every number property (integer or number; nested objects and list
+    items included) of every body-taking operation: each must be refused (4xx), issue 32."""
+    for path, ops in sorted((doc.get("paths") or {}).items()):
+        for method, op in sorted(ops.items()):
+            if method not in METHODS or not isinstance(op, dict):
+                continue
+            schema = body_schema(doc, op)
+            if not schema:
+                continue
+            base: Any = example(doc, schema)
+            if (schema.get("type") == "array" or "items" in schema) and not base:
+                base = [example(doc, schema.get("items") or {})]
+            real_path = re.sub(r"\{[^}]+\}", PLACEHOLDER, path)
+            for p, _ in dict.fromkeys(paths(doc, schema)):
+                if not _is_number(doc, schema, p):
+                    continue
+                name = ".".join(str(x) for x in p)
+                for v, shown in ((10 ** 40, "10^40"), (-10 ** 40, "-10^40")):
+                    yield Case(method.upper(), real_path, _encode(_set(base, p, v)), f"{method.upper()} {path}: {name} = {shown}")
+
+
+def _is_number(doc: dict, schema: Any, p: tuple) -> bool:
+    s = _resolve(doc, schema)
+    for part in p:
+        if isinstance(part, int) or s.get("type") == "array":
+            s = _resolve(doc, s.get("items") or {})
+            if isinstance(part, int):
+                continue
+        s = _resolve(doc, (s.get("properties") or {}).get(part) or {})
+    types = s.get("type") if isinstance(s.get("type"), list) else [s.get("type")]
+    return bool({"integer", "number"} & set(types))

@@ -19,10 +19,13 @@ check. Rate limiting itself is tested in ``tests/quality``.
 It prints one table per service of failing operations (operation, check, status, title,
 count), one summary table, and a final JSON line. Exit status 1 on any failure.
 
-After schemathesis, every service also gets the issue-17 hostile bodies (``fuzz/hostile.py``:
-NaN/Infinity/1e999, unpaired surrogates, 10^30, deep nesting, 1 MB strings, CR/LF,
-``javascript:``/``data:`` URLs) on every body-taking route, as the first principal each route
-accepts; a 5xx or a stored non-http(s) URL is a failure (check ``hostile_body``).
+After schemathesis, every service also gets the hostile cases of ``fuzz/hostile.py`` as the first
+principal each route accepts: the issue-17 bodies (NaN/Infinity/1e999, unpaired surrogates, deep
+nesting, 1 MB strings, CR/LF, ``javascript:``/``data:`` URLs) on every body-taking route, and the
+issue-32 ones: ±10^40 on every number field (nested included; a 2xx is a failure), NUL and C0
+controls in every string, and hostile values for every query parameter of every GET route (forged,
+truncated, non-base64 cursors and real cursors of other lists and callers, limits, pages, dates,
+sort keys). A 5xx or a stored non-http(s) URL is a failure (check ``hostile_body``).
 ``--no-hostile`` skips them.
 """
 from __future__ import annotations
@@ -278,7 +281,7 @@ def run_service(service: str, cfg: dict, profile: dict, workdir: Path, seed: int
             "principals": per_principal, "operations": operations}
 
 
-def _send(url: str, method: str, body: bytes, headers: dict) -> tuple[int, bytes, str]:
+def _send(url: str, method: str, body: bytes | None, headers: dict) -> tuple[int, bytes, str]:
     req = urllib.request.Request(url, data=body, method=method, headers={"content-type": "application/json", **headers})
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:  # noqa: S310 - loopback only
@@ -298,21 +301,37 @@ def run_hostile(service: str, base: str, doc: dict, principals: dict[str, dict])
     cases = failures = 0
     ops: dict[tuple[str, str, str, str], int] = {}
     heads = list(principals.values()) or [{}]
-    for case in hostile.cases(doc):
+    harvested: list[str] = []
+    for h in heads:  # real cursors (page 1, limit 1, of each list route): other-list / other-caller cases
+        for path, ops_ in sorted((doc.get("paths") or {}).items()):
+            get = ops_.get("get") if isinstance(ops_, dict) else None
+            if isinstance(get, dict) and "{" not in path and any(
+                    p.get("name") == "cursor" for p in get.get("parameters") or []):
+                status, raw = _get(f"{base}{path}?limit=1", h)
+                if status == 200:
+                    try:
+                        harvested += hostile.cursors_in(json.loads(raw))[:1]
+                    except ValueError:
+                        pass
+    every = list(hostile.cases(doc)) + list(hostile.number_cases(doc)) + list(
+        hostile.query_cases(doc, tuple(dict.fromkeys(harvested))[:6]))
+    for case in every:
         route = case.label.split(":", 1)[0]
         if "/api/auth/logout" in route:
             continue
         if route not in chosen:
             chosen[route] = heads[0]
             for h in heads:
-                if _send(base + case.path, case.method, b"{}", h)[0] not in (401, 403):
+                if _send(base + case.path, case.method, b"{}" if case.body else None, h)[0] not in (401, 403):
                     chosen[route] = h
                     break
-        status, raw, ctype = _send(base + case.path, case.method, case.body, chosen[route])
+        status, raw, ctype = _send(base + case.path, case.method, case.body or None, chosen[route])
         cases += 1
         problem = ""
         if status >= 500:
             problem = "server error"
+        elif case.label.endswith(("= 10^40", "= -10^40")) and 200 <= status < 300:
+            problem = "accepted a number DynamoDB cannot store"
         elif 200 <= status < 300 and case.url_field and "json" in ctype:
             try:
                 if hostile.stored_bad_url(json.loads(raw)):

@@ -51,7 +51,7 @@ def test_hostile_cases_cover_every_body_route_and_url_field():
     cs = list(hostile.cases(doc))
     labels = {c.label for c in cs}
     assert {c.method for c in cs} == {"PUT", "DELETE"} and all("{" not in c.path for c in cs)
-    for want in ("PUT /a/{id}: every property = NaN", "PUT /a/{id}: meta.k = NaN", "PUT /a/{id}: name = 10^30",
+    for want in ("PUT /a/{id}: every property = NaN", "PUT /a/{id}: meta.k = NaN", "PUT /a/{id}: name = 10^40", "PUT /a/{id}: name = -10^40",
                  "PUT /a/{id}: logo_url = javascript: URL", "PUT /a/{id}: key with unpaired surrogate",
                  "DELETE /b: every property = 1e999"):
         assert want in labels, want
@@ -84,3 +84,36 @@ def test_exams_platform_is_back_in_normal_service_before_every_principal_and_the
     reset = "PUT http://x/api/settings {'maintenance_mode': False, 'registration_enabled': True} as sa"
     assert events == [reset, "schemathesis as Authorization: ca", reset, "schemathesis as Authorization: sa",
                       reset, "hostile"]
+
+
+def test_hostile_query_and_number_cases_cover_every_parameter_and_number_field():
+    """Issue 32: every query parameter of every GET route gets hostile values by kind, and every
+    number property (nested included) of every body gets ±10^40."""
+    from fuzz import hostile
+
+    doc = {"paths": {
+        "/l": {"get": {"parameters": [{"name": "cursor", "in": "query", "schema": {"type": "string"}},
+                                      {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                                      {"name": "date_from", "in": "query", "schema": {"type": "string"}},
+                                      {"name": "sort", "in": "query", "schema": {"type": "string"}},
+                                      {"name": "q", "in": "query", "schema": {"type": "string"}}]}},
+        "/n": {"post": {"requestBody": {"content": {"application/json": {"schema": {
+            "type": "object", "properties": {"a": {"type": "integer"}, "s": {"type": "string"},
+                                             "o": {"type": "object", "properties": {"b": {"type": "number"}}},
+                                             "xs": {"type": "array", "items": {"type": "object", "properties": {
+                                                 "c": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}}}}}}}}}}}}
+    qs = list(hostile.query_cases(doc, cursors=("c1.real.sig",)))
+    labels = [c.label for c in qs]
+    assert "GET /l: ?cursor='eyJhIjoxfQ'" in labels and "GET /l: ?cursor='c1.real.sig'" in labels
+    assert any(x.startswith("GET /l: ?limit='1000") for x in labels) and "GET /l: ?limit='-1'" in labels
+    assert "GET /l: ?date_from='2030-13-45'" in labels and "GET /l: ?sort='__proto__'" in labels
+    assert "GET /l: ?q='\\x00'" in labels and labels[-1] == "GET /l: every query parameter hostile"
+    assert all(c.method == "GET" and c.body == b"" and c.path.startswith("/l?") for c in qs)
+    quick = list(hostile.query_cases(doc, cursors=("c1.real.sig",), per_param=2))
+    assert sum(1 for c in quick if "?limit=" in c.label) == 2
+    assert sum(1 for c in quick if "?cursor=" in c.label) == sum(1 for c in qs if "?cursor=" in c.label)
+    nums = {c.label for c in hostile.number_cases(doc)}
+    assert nums == {f"POST /n: {f} = {v}" for f in ("a", "o.b", "xs.0.c") for v in ("10^40", "-10^40")}
+    big = next(c for c in hostile.number_cases(doc) if c.label == "POST /n: xs.0.c = -10^40")
+    assert b'"c": -1' + b"0" * 40 in big.body
+    assert hostile.cursors_in({"data": [], "pagination": {"next_cursor": "x"}, "nextCursor": None}) == ["x"]

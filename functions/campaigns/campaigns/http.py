@@ -52,9 +52,17 @@ def _route_not_found(method: str, path: str) -> ApiError:
 API_ALIAS_PREFIX = "/api/v1"
 
 
+def cursor_owner(app: Any) -> str:
+    """Whom a pagination cursor is bound to: the caller's account (``lambdakit.cursors``)."""
+    p = app.context.get("principal")
+    return f"acct:{getattr(p, 'account_id', '')}"
+
+
 def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
+    from .settings import settings
+
     app = make_resolver(render_error, validation_status=422, not_found=_route_not_found,
-                        strip_prefixes=[API_ALIAS_PREFIX])
+                        strip_prefixes=[API_ALIAS_PREFIX], cursor_owner=cursor_owner, settings=settings)
     for r in routers:
         app.include_router(r)
     return app

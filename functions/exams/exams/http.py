@@ -207,8 +207,21 @@ def service_middleware(app: APIGatewayHttpResolver, next_middleware) -> Response
     return resp
 
 
+def cursor_owner(app: Any) -> str:
+    """Whom a pagination cursor is bound to: the caller's tenant and user (``lambdakit.cursors``)."""
+    state = app.context.get("exams.auth")
+    p = getattr(state, "principal", None)
+    if p is not None:
+        return f"tenant:{p.client_id or '*'}:user:{p.user_id}"
+    ident = getattr(state, "identity", None)
+    return f"identity:{ident.user_id}" if ident is not None else ""
+
+
 def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
-    app = make_resolver(render_error, validation_status=400, not_found=_route_not_found)
+    from .settings import settings
+
+    app = make_resolver(render_error, validation_status=400, not_found=_route_not_found,
+                        cursor_owner=cursor_owner, settings=settings)
     app.use(middlewares=[service_middleware])
     for r in routers:
         app.include_router(r)

@@ -39,8 +39,17 @@ def _route_not_found(method: str, path: str) -> ApiError:
     return ApiError("Not found", code="NOT_FOUND", status=404)
 
 
+def cursor_owner(app: Any) -> str:
+    """Whom a pagination cursor is bound to: the signed-in user (``lambdakit.cursors``)."""
+    p = app.context.get("principal")
+    return f"user:{getattr(p, 'user_id', '')}"
+
+
 def build_app(*routers: APIGatewayHttpRouter) -> APIGatewayHttpResolver:
-    app = make_resolver(render_error, validation_status=400, not_found=_route_not_found)
+    from .settings import settings
+
+    app = make_resolver(render_error, validation_status=400, not_found=_route_not_found,
+                        cursor_owner=cursor_owner, settings=settings)
     for r in routers:
         app.include_router(r)
     return app

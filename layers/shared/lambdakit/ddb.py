@@ -45,36 +45,39 @@ BATCH_ATTEMPTS = 8
 BATCH_BASE_DELAY = 0.05
 
 
-# ---------------------------------------------------------------- cursors
-def encode_cursor(last_key: dict | None) -> str | None:
+# ---------------------------------------------------------------- internal start keys
+# Pagination cursors a client sees are made by ``lambdakit.cursors`` (signed, bound). These two
+# only serialise a start key the service keeps for itself (never sent to a client).
+def pack_key(last_key: dict | None) -> str | None:
     if not last_key:
         return None
     raw = json.dumps(from_ddb(last_key), separators=(",", ":"), sort_keys=True).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _cursor_value_ok(v: object) -> bool:
-    """A key value DynamoDB can take back: a valid-Unicode string, or an integer within its
-    38 digits (issue 17: no unpaired surrogate or oversized number from a forged cursor)."""
-    if isinstance(v, bool):
-        return False
-    if isinstance(v, int):
-        return abs(v) < 10 ** 38
-    return isinstance(v, str) and not any("\ud800" <= ch <= "\udfff" for ch in v)
-
-
-def decode_cursor(cursor: str | None) -> dict | None:
-    """Decode an opaque cursor; ``ValueError`` on garbage (callers map it to a 4xx)."""
-    if not cursor:
+def unpack_key(packed: str | None) -> dict | None:
+    """The start key ``pack_key`` made; ``ValueError`` on garbage."""
+    if not packed:
         return None
     try:
-        pad = "=" * (-len(cursor) % 4)
-        data = json.loads(base64.urlsafe_b64decode(cursor + pad))
-    except Exception as exc:  # noqa: BLE001 - any decoding problem is a bad cursor
-        raise ValueError("invalid cursor") from exc
-    if not isinstance(data, dict) or not all(_cursor_value_ok(v) for v in data.values()):
-        raise ValueError("invalid cursor")
+        data = json.loads(base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4)))
+    except Exception as exc:  # noqa: BLE001 - any decoding problem
+        raise ValueError("invalid start key") from exc
+    if not isinstance(data, dict):
+        raise ValueError("invalid start key")
     return to_ddb(data)
+
+
+def _check_start_key(cursor: dict, pk_attr: str, sk_attr: str, pk_value: str) -> None:
+    """A start key must be one of this query: the table's and the index's key attributes, and the
+    partition queried (else DynamoDB refuses it with a ValidationException: a 500). Even a
+    cursor that verified (``lambdakit.cursors``) is checked: 400 ``INVALID_CURSOR``."""
+    need = {"pk", "sk", pk_attr, sk_attr}
+    if not need <= set(cursor) or cursor.get(pk_attr) != pk_value or not all(
+            isinstance(cursor[k], (str, int)) and not isinstance(cursor[k], bool) for k in need):
+        from .cursors import InvalidCursor
+
+        raise InvalidCursor("Cursor does not belong to this list")
 
 
 # ---------------------------------------------------------------- expressions
@@ -342,7 +345,8 @@ class Table:
         if limit:
             kw["Limit"] = limit
         if cursor:
-            kw["ExclusiveStartKey"] = cursor
+            _check_start_key(cursor, pk_attr, sk_attr, pk_value)
+            kw["ExclusiveStartKey"] = {k: v for k, v in cursor.items() if k in {"pk", "sk", pk_attr, sk_attr}}
         if select_count:
             kw["Select"] = "COUNT"
         resp = self._send("query", **kw)

@@ -58,6 +58,9 @@ DDB_MAX = Decimal("9.9999999999999999999999999999999999999E+125")
 DDB_MIN = Decimal("1E-130")
 _MAX_NUMBER_TEXT = 200
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: Control characters no request string may hold (issue 32): C0 except tab, newline and carriage
+#: return, DEL, C1. Single-line fields refuse tab and line breaks too (``lambdakit.model``).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 class _Refused(ValueError):
@@ -105,6 +108,10 @@ def _parse_float(text: str) -> float | _Bad:
 
 
 def _parse_int(text: str) -> int | _Bad:
+    # an integer literal is stored as the integer it is: at most 38 digits (10**40 has one
+    # significant digit, but as a Python int it cannot be written to DynamoDB: issue 32)
+    if len(text.lstrip("-")) > DDB_MAX_DIGITS:
+        return _Bad(*_UNSTORABLE)
     return _storable(text) or int(text)
 
 
@@ -114,6 +121,7 @@ def _check_tree(o: Any, limit: int) -> None:
     point; what remains in the decoded text is unpaired and cannot be encoded as UTF-8, stored
     or sent.)"""
     unicode = ("unpaired surrogate", "Strings must be valid Unicode")
+    control = ("control character", "Control characters are not allowed")
     stack: list[tuple[Any, int, str]] = [(o, 1, "")]
     while stack:
         cur, d, path = stack.pop()
@@ -125,11 +133,15 @@ def _check_tree(o: Any, limit: int) -> None:
         elif isinstance(cur, str):
             if _SURROGATE.search(cur):
                 bad = unicode
+            elif _CONTROL.search(cur):
+                bad = control
         elif isinstance(cur, dict):
             for k, v in cur.items():
                 sub = f"{path}.{k}" if path else k
                 if _SURROGATE.search(k):
                     raise _Refused(f"Request body holds an {unicode[0]} in a key", unicode[1], path or "body")
+                if _CONTROL.search(k):
+                    raise _Refused(f"Request body holds a {control[0]} in a key", control[1], path or "body")
                 stack.append((v, d + 1, sub))
         elif isinstance(cur, list):
             stack.extend((v, d + 1, f"{path}[{i}]" if path else f"[{i}]") for i, v in enumerate(cur))
@@ -143,8 +155,9 @@ def safe_json_loads(raw: str | bytes | None) -> Any:
     """Parse JSON from a request body; ``ValidationFailed`` (the service's validation status)
     for bad JSON, invalid UTF-8, nesting deeper than ``MAX_JSON_DEPTH``, ``NaN``/``Infinity``
     and numbers that overflow a float (``1e999``), numbers DynamoDB cannot store (more than 38
-    significant digits, magnitude outside 1E-130..9.99E+125) and unpaired surrogates
-    (``"\\ud800"``) in keys or values. Every request body of the three services goes through
+    significant digits, magnitude outside 1E-130..9.99E+125), unpaired surrogates
+    (``"\\ud800"``) and control characters other than tab, newline and carriage return
+    (``"\\u0000"``, issue 32) in keys or values. Every request body of the three services goes through
     it, so no handler ever sees such a value."""
     if raw is None or raw == "" or raw == b"":
         raise ValidationFailed("Request body is required", fields={"body": "Request body is required"})
@@ -193,8 +206,12 @@ def pydantic_fields(exc: Any) -> dict[str, str]:
     fields: dict[str, str] = {}
     for err in exc.errors():
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
-        key = ".".join(loc) or "body"
         msg = err.get("msg", "Invalid value")
+        cause: Any = (err.get("ctx") or {}).get("error")
+        path, problem = getattr(cause, "path", None), getattr(cause, "problem", None)
+        if path and problem:  # lambdakit.model.FieldProblem
+            loc, msg = [*loc, str(path)], f"Value error, {problem}"
+        key = ".".join(loc) or "body"
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, "):]
         fields.setdefault(key, msg)
@@ -274,6 +291,8 @@ def make_resolver(
     enable_validation: bool = False,
     server_error_code: str = "SERVER_ERROR",
     strip_prefixes: Sequence[str] = (),
+    cursor_owner: Callable[[Any], str] | None = None,
+    settings: Callable[[], Any] | None = None,
 ) -> APIGatewayHttpResolver:
     """A resolver wired with the service's error format.
 
@@ -286,6 +305,10 @@ def make_resolver(
     matching, so ``<prefix><route>`` is answered by ``<route>`` with the same path parameters
     (e.g. ``["/api/v1"]``: an alias of every route; API Gateway must route the prefixed paths
     to the function too). The not-found hook still gets the path as requested.
+
+    ``cursor_owner(app)`` names the caller a pagination cursor is bound to (read after the route's
+    authentication ran) and ``settings()`` gives the service settings holding the cursor key:
+    ``lambdakit.cursors`` signs and checks every cursor of every route of this resolver with them.
     """
     prefixes: list[str | re.Pattern] = list(strip_prefixes)
     app = APIGatewayHttpResolver(enable_validation=enable_validation, serializer=dumps,
@@ -293,6 +316,9 @@ def make_resolver(
     # for observability.http_handler's last-resort 500 (an exception escaping the resolver)
     app.lambdakit_render_error = render_error  # type: ignore[attr-defined]
     app.lambdakit_server_error_code = server_error_code  # type: ignore[attr-defined]
+    from .cursors import middleware as cursor_middleware
+
+    app.use([cursor_middleware(cursor_owner, settings)])
 
     def respond(err: ApiError) -> Response:
         if isinstance(err, ValidationFailed) and err.status == 422 and validation_status != 422:

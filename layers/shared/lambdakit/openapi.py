@@ -222,6 +222,8 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                     params.append({"name": name, "in": "query", "required": name in required,
                                    "schema": {k: v for k, v in prop.items() if k != "title"}})
                 op["parameters"] = params
+            if any(p.get("in") == "query" and p.get("name") == "cursor" for p in op.get("parameters", [])):
+                _document_cursor(op)
             for p in op.get("parameters", []):
                 if p.get("in") == "path":
                     p["schema"] = {"type": "string", "minLength": 1}
@@ -265,3 +267,18 @@ def annotate(document: dict, routes: Iterable[tuple[str, Any]], *, security_sche
     doc_.setdefault("components", {})["securitySchemes"] = dict(sorted(security_schemes.items()))
     doc_["tags"] = [{"name": n, "description": d} for n, d in sorted(tags.items())]
     return doc_
+def _document_cursor(op: dict) -> None:
+    """Every ``cursor`` query parameter: one description (``lambdakit.cursors``, issue 32) and its
+    400 ``INVALID_CURSOR`` answer, whatever status the service uses for other validation errors."""
+    from .cursors import CURSOR_DESCRIPTION
+
+    for p in op.get("parameters", []):
+        if p.get("in") == "query" and p.get("name") == "cursor":
+            p["description"] = CURSOR_DESCRIPTION
+            p["schema"] = {k: v for k, v in p.get("schema", {}).items() if k != "description"}
+    responses = op.setdefault("responses", {})
+    if "400" not in responses:
+        responses["400"] = {"description": "Bad Request: INVALID_CURSOR (the cursor is not one this route issued "
+                                           "for these filters and this caller)",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    op["responses"] = dict(sorted(responses.items()))

@@ -98,6 +98,10 @@ class ServiceSettings(BaseModel):
     #: The service's DynamoDB table (single-table design; the template passes its name). Each
     #: service gives its stack's table as the default.
     table_name: str
+    #: Secrets Manager ARN of the key pagination cursors are signed with (``lambdakit.cursors``; the
+    #: template's ``CursorKeySecret``); ``cursor_key`` (a plain value) overrides it locally.
+    cursor_key_arn: SecretArn = ""
+    cursor_key: str = ""
 
     @model_validator(mode="before")
     @classmethod

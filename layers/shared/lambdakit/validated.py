@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
+from .model import MULTILINE
+
 URL_MAX_LENGTH = 2048
 _BAD_URL_CHARS = re.compile(r"[\x00-\x20\x7f-\x9f\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -113,5 +115,6 @@ def _check_default(v: dict[str, Any]) -> dict[str, Any]:
 
 
 #: A bounded free-form object: depth 4, 50 keys per object, 200 in all, keys of 1-100
-#: characters, strings of at most 10,000 characters, lists of at most 100 items.
-FreeDict = Annotated[dict[str, Any], AfterValidator(_check_default)]
+#: characters, strings of at most 10,000 characters, lists of at most 100 items. Its string values
+#: may span lines (``lambdakit.model``: multi-line); control characters are refused as everywhere.
+FreeDict = Annotated[dict[str, Any], AfterValidator(_check_default), MULTILINE]

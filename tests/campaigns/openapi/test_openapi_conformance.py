@@ -181,6 +181,8 @@ def test_every_route_conforms(campaigns_app, camp, document, pipe, receiver, lat
     w("GET", "/email/bulk/nope", 404)
     w("GET", "/email/outbox", 200, query={"limit": "5"})
     msgs = w("GET", "/email/outbox", 200, query={"campaign_id": cid}).json()["data"]["messages"]
+    w("GET", f"/email/outbox/{msgs[0]['id']}/raw", 200)  # issue 30: message/rfc822
+    w("GET", "/email/outbox/sandbox-nope/raw", 404)
     links = _links(next(m["html"] for m in msgs if "ann@" in m["to"]))
     # tracking (public)
     later(120)
@@ -191,6 +193,14 @@ def test_every_route_conforms(campaigns_app, camp, document, pipe, receiver, lat
     w("GET", links["unsub"], 200)
     w("POST", links["unsub"], 200)
     w("GET", "/unsubscribe/garbage", 404)
+    w("GET", links["unsub"] + "/resubscribe", 200)
+    w("POST", links["unsub"] + "/resubscribe", 200)
+    w("POST", links["unsub"] + "/resubscribe", 404)  # the offer was used
+    w("GET", "/unsubscribe/garbage/resubscribe", 404)
+    # the account's settings (issue 30)
+    w("GET", "/account", 200)
+    w("PUT", "/account", 200, json={"postal_address": "Example Ltd\n1 Main Street"})
+    w("PUT", "/account", 422, json={"postal_address": 5})
     # analytics
     import datetime as dt
 

@@ -43,9 +43,11 @@ def test_unsubscribe_link_marks_contact_and_emits_event(new_campaign, camp, pipe
     pipe.send_all()
     m = camp.get("/email/outbox", query={"campaign_id": cid}).json()["data"]["messages"][0]
     link = re.sub(r"^https?://[^/]+", "", m["headers"]["List-Unsubscribe"][1:-1])
-    assert camp.get(link).status == 200
+    assert camp.get(link).status == 200  # issue 30: a GET only shows the confirmation page
+    assert camp.get(f"/contacts/{contacts[0]['id']}").json()["data"]["status"] == "active"
+    assert camp.post(link, body="confirm=yes", headers={"content-type": "application/x-www-form-urlencoded"}).status == 200  # the page's button
     assert camp.get(f"/contacts/{contacts[0]['id']}").json()["data"]["status"] == "unsubscribed"
-    assert camp.get(link).status == 200  # twice: still one event
+    assert camp.post(link, body="confirm=yes", headers={"content-type": "application/x-www-form-urlencoded"}).status == 200  # twice: still one event
     pipe.webhooks_all()
     evs = receiver.events()
     assert [e["event"] for e in evs] == ["contact.unsubscribed"]

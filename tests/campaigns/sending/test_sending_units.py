@@ -38,7 +38,10 @@ def test_compose_injects_utm_tracking_pixel_and_unsubscribe(secret):
     target = tokens.read(token, "c")["u"]
     assert target == "https://x.example/p?a=1&utm_source=keep&utm_medium=email"
     assert c.html.index("/t/o/") < c.html.index("</body>")
-    assert c.text == "xmu"  # plain-text alternative: tags dropped
+    # plain-text alternative (issue 30): the converter keeps each link's target, the unsubscribe URL too
+    lines = c.text.splitlines()
+    assert lines[0].startswith("x (https://mail.example.com/t/c/") and lines[0].endswith(")")
+    assert "m (mailto:a@b.c)" in c.text and f"u ({unsub})" in c.text and "/t/o/" not in c.text
 
 
 def test_compose_without_tracking_leaves_links(secret):

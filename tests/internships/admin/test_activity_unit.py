@@ -30,9 +30,14 @@ def test_filters_counters_and_pages(internships_app):
     activity.record("a1", "settings.update", "settings", "SITE")
 
     def ls(filters, **kw):
+        from internships.settings import settings
+        from lambdakit import cursors
+
         args = dict(search=None, date_from=None, date_to=None, offset=0, limit=3, cursor=None)
         args.update(kw)
-        return service.list_logs(filters, **args)
+        # issue 32: cursors are bound to a request scope (route, filters, caller)
+        with cursors.bound("GET /api/admin/activity-logs", settings=settings, query=filters):
+            return service.list_logs(filters, **args)
 
     logs, total, exact, nxt = ls({"admin_id": "a1"})
     assert total == 5 and len(logs) == 3 and nxt

@@ -121,10 +121,10 @@ def test_a_pending_email_is_queried_claimed_on_its_listed_copy_and_sent_once(eng
     with count_calls() as cc:
         assert _run(c)["sent"] == 1
     # counters+marker, the pending partition (not the sending one, nor the announcements), the claim,
-    # the claimed email with its template and the site, the sandbox record, the delivery, the sent
-    # transition, the run's record
+    # the claimed email with its template and the site, the sandbox record with the message's bytes
+    # (one BatchWriteItem, issue 30), the delivery, the sent transition, the run's record
     assert _ddb(cc) == {"dynamodb.BatchGetItem": 2, "dynamodb.Query": 1, "dynamodb.TransactWriteItems": 2,
-                        "dynamodb.PutItem": 1, "dynamodb.UpdateItem": 2}
+                        "dynamodb.BatchWriteItem": 1, "dynamodb.UpdateItem": 2}
     assert repository.get_email(eid)["status"] == "sent"
     assert [m["to"] for m in sandbox_messages()] == ["ann@example.com"]
     assert "Welcome" in sandbox_messages()[0]["subject"]

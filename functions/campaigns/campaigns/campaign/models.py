@@ -183,6 +183,9 @@ class CampaignOut(Model):
     created_at: str
     updated_at: Optional[str] = None
     stats: Stats
+    compliance_warnings: list[str] = Field(default_factory=list, description=(
+        "GET /campaigns/{id} only: postal_address_missing while the account has no postal address "
+        "(PUT /account); the campaign still sends, its footer without the address"))
 
 
 class SendResult(Model):

@@ -13,7 +13,8 @@ plus the counter moves. ``InvalidState`` reports the state actually found.
 """
 from __future__ import annotations
 
-from lambdakit.ddb import Table, decode_cursor
+from lambdakit.cursors import decode_cursor
+from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
 from ..common import keys

@@ -6,8 +6,9 @@ import math
 
 from lambdakit import clock, ids
 
+from ..account.service import postal_address
 from ..sending import audience, providers
-from ..sending.compose import Tracking
+from ..sending.compose import Footer, Tracking
 from ..sending.pipeline import Recipient, SendContext, deliver
 
 TEST_PREFIX = "[Test] "
@@ -79,7 +80,8 @@ def context(item: dict, *, sid: str | None = None, kind: str = "campaign", subje
         account_id=item["account_id"], send_id=sid or send_id(item["id"]), kind=kind,
         subject=subject_prefix + snap["snap_subject"], html=snap["snap_html"], text=snap.get("snap_text"),
         provider=providers.ProviderChoice(p["name"], p["from_email"], p.get("from_name") or "", p.get("reply_to")),
-        tracking=_tracking(item), unsubscribe=True, campaign_id=item["id"], variants=variants,
+        tracking=_tracking(item), unsubscribe=True, footer=Footer(postal_address(item["account_id"])),
+        campaign_id=item["id"], variants=variants,
         variables={"campaign_name": item.get("name") or ""},
         metadata={"campaign_id": item["id"], **({"test": True} if kind == "test" else {})})
 

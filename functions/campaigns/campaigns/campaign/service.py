@@ -168,7 +168,13 @@ def create(account_id: str, body: CampaignCreate) -> dict:
 
 
 def view(account_id: str, cid: str) -> dict:
-    return detail(get_owned(account_id, cid))
+    """The campaign's detail with the account's compliance warnings (issue 30: a send is never
+    refused for them; spec-only clients know nothing of the postal address)."""
+    from ..account import service as account
+
+    out = detail(get_owned(account_id, cid))
+    out["compliance_warnings"] = account.warnings(account.repo.get(account_id))
+    return out
 
 
 def update(account_id: str, cid: str, body: CampaignBody) -> dict:

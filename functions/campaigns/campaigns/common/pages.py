@@ -1,7 +1,7 @@
 """Page/cursor helpers shared by the audience list routes."""
 from __future__ import annotations
 
-from lambdakit.ddb import decode_cursor, encode_cursor
+from lambdakit.cursors import InvalidCursor, decode_cursor, encode_cursor
 from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import page_meta, page_request
 
@@ -9,16 +9,13 @@ from ..settings import settings
 
 
 def parse_cursor(cursor: str | None, *, expect: dict[str, str] | None = None) -> dict | None:
-    """Decode an opaque cursor. ``expect`` pins attributes (e.g. the partition key) so a
-    cursor made for another query or account is rejected with 422."""
-    try:
-        data = decode_cursor(cursor)
-    except ValueError:
-        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
+    """Decode a cursor (``lambdakit.cursors``: signed, bound to the route, filters and account).
+    ``expect`` pins attributes (e.g. the partition key) as a second check: 400 otherwise."""
+    data = decode_cursor(cursor)  # 400 INVALID_CURSOR unless issued for this route, filters and caller
     if data is not None and expect:
         for k, v in expect.items():
             if data.get(k) != v:
-                raise ValidationFailed("Invalid cursor", fields={"cursor": "Cursor does not match this query"})
+                raise InvalidCursor("Cursor does not match this query")
     return data
 
 

@@ -56,13 +56,3 @@ def render(template: str | None, variables: dict[str, Any] | None, *, html: bool
         return _html.escape(s, quote=True) if html else s
 
     return PLACEHOLDER.sub(sub, template or ""), missing
-
-
-def html_to_text(markup: str | None) -> str:
-    """A plain-text alternative of an HTML body (tags dropped, entities decoded, blank runs folded)."""
-    s = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", "", markup or "")
-    s = re.sub(r"(?i)<br\s*/?>|</(p|div|h[1-6]|li|tr)\s*>", "\n", s)
-    s = re.sub(r"<[^>]+>", "", s)
-    s = _html.unescape(s)
-    s = re.sub(r"[ \t]+", " ", s)
-    return re.sub(r"\n\s*\n+", "\n\n", s).strip()

@@ -3,7 +3,8 @@
 A record holding a person's data outside the contact item carries ``gsi1pk = erasure_pk(a, email)``
 (a hash of the address): the per-recipient send records (``campaigns.sending.repository.claim``),
 with their open/click markers. Sandbox outbox copies are found by recipient
-(``ACCT#<a>#OUTBOX#TO#<email>`` on gsi1, ``campaigns.sending.repository.put_outbox``).
+(``ACCT#<a>#OUTBOX#TO#<email>`` on gsi1, ``campaigns.sending.outbox.put_outbox``; the pieces of a big
+message's bytes are on the person index).
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.http import json_object
 from lambdakit.openapi import doc
 
+from ..account.handler import router as account_router
 from ..auth import principal, require
 from ..http import build_app, lambda_entry, ok
 from . import service
@@ -52,5 +53,5 @@ def delete_sender(id: str):
     return ok({"id": id, "deleted": True}, "Sender deleted")
 
 
-app = build_app(router)
+app = build_app(router, account_router)
 lambda_handler = lambda_entry(app)

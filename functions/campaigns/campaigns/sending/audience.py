@@ -8,7 +8,7 @@ Status changes go through the contacts service when it offers them (it keeps the
 """
 from __future__ import annotations
 
-from lambdakit.ddb import Table, decode_cursor, encode_cursor
+from lambdakit.ddb import Table, pack_key, unpack_key
 from lambdakit.errors import NotFound
 
 from ..common import keys
@@ -49,7 +49,7 @@ def page_members(account_id: str, list_id: str, cursor: str | None, limit: int) 
     """Contact ids of one page of list members (inactive members are dropped when the member item
     carries a status; the send worker re-checks every contact's status before sending)."""
     items, last = table().query(keys.list_members_pk(account_id, list_id), limit=limit,
-                                cursor=decode_cursor(cursor) if cursor else None)
+                                cursor=unpack_key(cursor))  # the service's own fan-out position, never a client's
     ids_ = []
     for i in items:
         if i.get("status", "active") != "active":
@@ -57,7 +57,7 @@ def page_members(account_id: str, list_id: str, cursor: str | None, limit: int) 
         cid = i.get("contact_id") or str(i["sk"]).partition("#")[2]
         if cid:
             ids_.append(cid)
-    return ids_, encode_cursor(last)
+    return ids_, pack_key(last)
 
 
 def get_contacts(account_id: str, contact_ids: list[str]) -> dict[str, dict]:
@@ -87,6 +87,21 @@ def set_status(account_id: str, contact_id: str, status: str, reason: str) -> bo
     except NotFound:  # erased in between
         return False
     return changed
+
+
+def create_unsubscribed(account_id: str, email: str) -> str | None:
+    """A new contact for ``email`` in status ``unsubscribed`` (the unsubscribe link of a single or
+    bulk send to an address that was no contact: the contact is what suppresses later sends).
+    Its id, the existing contact's when one appeared meanwhile, or ``None`` when refused."""
+    from lambdakit.errors import ApiError
+
+    from ..contacts import service as contacts
+
+    try:
+        return str(contacts.create(account_id, {"email": email, "status": "unsubscribed"})["id"])
+    except ApiError:
+        found = find_by_email(account_id, email)
+        return found["id"] if found else None
 
 
 def get_template(account_id: str, template_id: str, have: dict | None = None) -> dict | None:

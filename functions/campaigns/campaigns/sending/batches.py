@@ -8,12 +8,13 @@ from typing import Callable
 
 from lambdakit import clock
 
+from ..account.service import postal_address
 from ..attachments import service as attachments
 from ..senders import service as senders
 from ..webhooks.dispatch import emit_many
 from . import pipeline, suppression
 from . import repository as repo
-from .compose import Tracking
+from .compose import Footer, Tracking
 from .message import Attachment
 from .providers import ProviderChoice
 
@@ -87,7 +88,8 @@ def bulk_context(bulk: dict) -> pipeline.SendContext:
         html=bulk.get("html"), text=bulk.get("text"),
         provider=ProviderChoice(p["name"], p["from_email"], p.get("from_name") or "", p.get("reply_to")),
         tracking=Tracking(opens=t.get("track_opens", True), clicks=t.get("track_clicks", True)),
-        unsubscribe=True, bulk_id=bulk["id"], variables=bulk.get("variables") or {},
+        unsubscribe=True, footer=Footer(postal_address(bulk["account_id"])), bulk_id=bulk["id"],
+        variables=bulk.get("variables") or {},
         metadata=bulk.get("metadata") or {}, attachments=files, blocked=blocked)
 
 

@@ -1,5 +1,11 @@
-"""Rendering of one message: placeholders, UTM parameters, click/open tracking and the
-RFC 8058 unsubscribe headers. Pure functions (the link-signing secret aside)."""
+"""Rendering of one message: placeholders, UTM parameters, click/open tracking, the RFC 8058
+unsubscribe headers and the marketing footer. Pure functions (the link-signing secret aside).
+
+The footer (issue 30): campaign, bulk and (unless ``transactional``) single sends end with a small
+block holding a visible unsubscribe link and the account's postal address (CAN-SPAM, Gmail's sender
+guidelines). A template that already places ``{{unsubscribe_url}}`` gets no second link (the
+postal address is still added). The text part is made from the HTML (``lambdakit.mime.html_to_text``,
+links kept) unless the caller gave one; a given text part gets the footer as text."""
 from __future__ import annotations
 
 import html as _html
@@ -7,7 +13,9 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..common.render import html_to_text, render
+from lambdakit.mime import html_to_text
+
+from ..common.render import placeholders, render
 from . import tokens
 
 _HREF = re.compile(r"""(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
@@ -19,6 +27,12 @@ class Tracking:
     opens: bool = True
     clicks: bool = True
     utm: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Footer:
+    """What the marketing footer prints: the account's postal address (may be empty)."""
+    postal_address: str = ""
 
 
 @dataclass
@@ -69,12 +83,48 @@ def add_pixel(html: str, url: str) -> str:
     return html[: m.start()] + pixel + html[m.start():]
 
 
+def footer_html(unsub: str | None, postal: str) -> str:
+    parts = []
+    if postal:
+        parts.append("<br>".join(_html.escape(line) for line in postal.splitlines()))
+    if unsub:
+        parts.append("You receive this email because you are on our mailing list. "
+                     f'<a href="{_html.escape(unsub, quote=True)}" style="color:#555555">Unsubscribe</a>')
+    if not parts:
+        return ""
+    paras = "".join(f'<p style="margin:0 0 6px 0">{p}</p>' for p in parts)
+    return ('<div style="margin-top:24px;padding-top:12px;border-top:1px solid #dddddd;'
+            f'font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:1.5;color:#555555">{paras}</div>')
+
+
+def footer_text(unsub: str | None, postal: str) -> str:
+    lines = []
+    if postal:
+        lines.append(postal)
+    if unsub:
+        lines.append(f"Unsubscribe: {unsub}")
+    return ("\n\n--\n" + "\n".join(lines) + "\n") if lines else ""
+
+
+def add_footer(html: str, block: str) -> str:
+    """``block`` before the last ``</body>`` (or at the end)."""
+    if not block:
+        return html
+    m = None
+    for m in _BODY_END.finditer(html):  # noqa: B007 - keep the last match
+        pass
+    return html + block if m is None else html[: m.start()] + block + html[m.start():]
+
+
 def compose(subject_tpl: str, html_tpl: str | None, text_tpl: str | None, variables: dict, *,
-            tracking: Tracking, link_payload: dict | None, unsubscribe: bool) -> Composed:
+            tracking: Tracking, link_payload: dict | None, unsubscribe: bool,
+            footer: Footer | None = None) -> Composed:
     """Render one message. ``link_payload`` identifies (account, send, recipient) in signed links;
-    ``unsubscribe`` adds the List-Unsubscribe headers and an ``{{unsubscribe_url}}`` variable."""
+    ``unsubscribe`` adds the List-Unsubscribe headers and an ``{{unsubscribe_url}}`` variable;
+    ``footer`` (with ``unsubscribe``) adds the marketing footer."""
     headers: dict[str, str] = {}
     vars_ = dict(variables)
+    unsub: str | None = None
     if unsubscribe and link_payload is not None:
         unsub = tokens.unsubscribe_url(link_payload)
         vars_.setdefault("unsubscribe_url", unsub)
@@ -82,18 +132,27 @@ def compose(subject_tpl: str, html_tpl: str | None, text_tpl: str | None, variab
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     subject, m1 = render(subject_tpl or "", vars_, html=False)
     missing = list(m1)
+    postal = footer.postal_address if footer and unsub else ""
     html_out = ""
     if html_tpl:
         html_out, m2 = render(html_tpl, vars_, html=True)
         missing += m2
+        if footer and unsub:
+            placed = "unsubscribe_url" in placeholders(html_tpl)
+            html_out = add_footer(html_out, footer_html(None if placed else unsub, postal))
         html_out = rewrite_links(html_out, utm=tracking.utm, track=tracking.clicks, link_payload=link_payload)
-        if tracking.opens and link_payload is not None:
-            html_out = add_pixel(html_out, tokens.open_url(link_payload))
     if text_tpl:
         text_out, m3 = render(text_tpl, vars_, html=False)
         missing += m3
+        if footer and unsub:
+            placed = "unsubscribe_url" in placeholders(text_tpl)
+            text_out = text_out.rstrip() + footer_text(None if placed else unsub, postal)
+    elif html_out:
+        text_out = html_to_text(html_out)  # before the pixel: the text part lists no tracking image
     else:
-        text_out = html_to_text(html_out) if html_out else ""
+        text_out = ""
+    if html_out and tracking.opens and link_payload is not None:
+        html_out = add_pixel(html_out, tokens.open_url(link_payload))
     subject = " ".join(subject.split())  # no header injection through a variable
     return Composed(subject=subject, html=html_out, text=text_out, headers=headers,
                     missing=sorted(set(missing)))

@@ -1,6 +1,7 @@
 """/email/*: single and bulk sends, bulk progress, the sandbox outbox."""
 from __future__ import annotations
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.http import header, int_query, json_object, parse_model, query
@@ -85,6 +86,21 @@ def outbox():
     return ok(service.outbox(_acct(), to=query(router, "to"), campaign_id=query(router, "campaign_id"),
                              bulk_id=query(router, "bulk_id"), limit=limit, cursor=query(router, "cursor")),
               "Outbox retrieved")
+
+
+@router.get("/email/outbox/<message_id>/raw", middlewares=SEND,
+            summary="The exact MIME bytes of one sandbox message (message/rfc822)",
+            description="The message as a mailbox receives it: the bytes the SES provider hands to SES "
+                        "(SendEmail Content.Raw), built by the same code, with every header (Date, Message-ID, "
+                        "List-Unsubscribe, List-Unsubscribe-Post, MIME-Version), the multipart/alternative "
+                        "text and HTML parts and the attachments. Save it as a .eml file or pipe it to any mail "
+                        "tool. 404 for an id that is not a sandbox message of the account.",
+            openapi_extensions=doc(content_type="message/rfc822"))
+def outbox_raw(message_id: str):
+    raw = service.outbox_raw(_acct(), message_id)
+    return Response(status_code=200, content_type="message/rfc822", body=raw.decode("ascii", "replace"),
+                    headers={"Content-Disposition": f'inline; filename="{message_id[:80]}.eml"',
+                             "Cache-Control": "no-store"})
 
 
 app = build_app(router, attachments_router)

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from email.message import EmailMessage
-from email.utils import formataddr, make_msgid
 
 from ..common.headers import unsafe_header
 
@@ -39,6 +37,8 @@ class OutboundMessage:
     send_id: str | None = None
     rkey: str | None = None
     metadata: dict = field(default_factory=dict)
+    #: ``<id@domain>`` when the caller fixes it (else the builder makes one on the sending domain)
+    message_id: str | None = None
 
     def check(self) -> None:
         """Refuse header injection before any provider sees the message (the sandbox too, so
@@ -51,22 +51,10 @@ class OutboundMessage:
             raise Unrenderable(f"invalid_header: {', '.join(bad)} contains a line break or control character")
 
     def mime(self) -> bytes:
-        msg = EmailMessage()
-        msg["From"] = formataddr((self.from_name, self.from_email)) if self.from_name else self.from_email
-        msg["To"] = self.to
-        if self.cc:
-            msg["Cc"] = ", ".join(self.cc)
-        if self.reply_to:
-            msg["Reply-To"] = self.reply_to
-        msg["Subject"] = self.subject
-        msg["Message-ID"] = make_msgid(domain=self.from_email.rpartition("@")[2] or None)
-        for k, v in self.headers.items():
-            msg[k] = v
-        msg.set_content(self.text or " ")
-        if self.html:
-            msg.add_alternative(self.html, subtype="html")
-        for a in self.attachments:
-            maintype, _, subtype = (a.type or "application/octet-stream").partition("/")
-            msg.add_attachment(a.content, maintype=maintype or "application", subtype=subtype or "octet-stream",
-                               filename=a.filename)
-        return msg.as_bytes()
+        """The bytes every provider uses (``lambdakit.mime``): SES sends them, the sandbox stores them."""
+        from lambdakit import mime
+
+        return mime.build(from_email=self.from_email, from_name=self.from_name, to=self.to, cc=self.cc,
+                          reply_to=self.reply_to, subject=self.subject, text=self.text, html=self.html or None,
+                          headers=self.headers, message_id=self.message_id,
+                          attachments=[mime.Attachment(a.filename, a.content, a.type) for a in self.attachments])

@@ -104,6 +104,10 @@ class SendEmail(_Content):
     cc: list[Email] = Field(default_factory=list, max_length=50)
     bcc: list[Email] = Field(default_factory=list, max_length=50)
     attachments: list[AttachmentIn] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
+    transactional: bool = Field(default=False, description=(
+        "true for a transactional message (a receipt, a password reset): no unsubscribe footer and no "
+        "List-Unsubscribe headers. Default false: the message carries the marketing footer (unsubscribe "
+        "link and the account's postal address) and the one-click unsubscribe headers"))
 
     @model_validator(mode="after")
     def _recipients(self):

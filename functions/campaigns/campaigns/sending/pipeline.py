@@ -20,7 +20,7 @@ from lambdakit.security import sha256_hex
 from ..settings import settings
 from . import audience, providers, ses
 from . import repository as repo
-from .compose import Tracking, compose
+from .compose import Footer, Tracking, compose
 from .message import Attachment, OutboundMessage, Unrenderable
 
 
@@ -35,6 +35,8 @@ class SendContext:
     provider: providers.ProviderChoice
     tracking: Tracking = field(default_factory=Tracking)
     unsubscribe: bool = False
+    #: the marketing footer (unsubscribe link, postal address); with ``unsubscribe`` only
+    footer: Footer | None = None
     variables: dict = field(default_factory=dict)
     campaign_id: str | None = None
     bulk_id: str | None = None
@@ -156,7 +158,7 @@ def _render(ctx: SendContext, r: Recipient, rkey: str) -> OutboundMessage:
         subject = ctx.variants[r.variant]
     variables = {**contact_variables(r.contact, r.email), **ctx.variables, **r.variables}
     c = compose(subject, ctx.html, ctx.text, variables, tracking=ctx.tracking, link_payload=link,
-                unsubscribe=ctx.unsubscribe)
+                unsubscribe=ctx.unsubscribe, footer=ctx.footer)
     msg = OutboundMessage(account_id=ctx.account_id, to=r.email, subject=c.subject, html=c.html, text=c.text,
                           from_email=ctx.provider.from_email, from_name=ctx.provider.from_name,
                           reply_to=ctx.provider.reply_to, cc=ctx.cc, bcc=ctx.bcc, headers=c.headers,

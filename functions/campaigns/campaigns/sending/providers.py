@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from lambdakit import clock, ids
 
 from ..settings import settings
-from . import repository as repo
-from . import ses
+from . import outbox, ses
 from .message import OutboundMessage
 
 SIMULATED = {"bounce@simulator.amazonses.com": "bounce", "complaint@simulator.amazonses.com": "complaint"}
@@ -44,18 +43,21 @@ def choose(config: dict | None, *, send_test: bool = False, skip_actual_send: bo
 
 
 def send(provider: str, msg: OutboundMessage, *, message_id: str | None = None) -> SendOutcome:
-    """Send ``msg``. The sandbox records it under ``message_id`` (idempotent for a given id)."""
+    """Send ``msg``. Both providers build the same bytes (``ses.render``): SES sends them, the
+    sandbox stores them with the message's fields under ``message_id`` (idempotent for a given id),
+    and ``GET /email/outbox/{id}/raw`` answers them."""
+    raw = ses.render(msg)
     if provider == "ses":
-        return SendOutcome(ses.send(msg), "sent")
+        return SendOutcome(ses.send(msg, raw), "sent")
     mid = message_id or "sandbox-" + ids.sortable_id().lower()
     simulated = SIMULATED.get(msg.to.lower())
-    repo.put_outbox(msg.account_id, {
+    outbox.put_outbox(msg.account_id, {
         "id": mid, "to": msg.to, "to_lc": msg.to.lower(), "cc": msg.cc, "bcc": msg.bcc,
         "from": f"{msg.from_name} <{msg.from_email}>" if msg.from_name else msg.from_email,
         "reply_to": msg.reply_to, "subject": msg.subject, "html": msg.html, "text": msg.text,
         "headers": msg.headers, "provider": "sandbox", "campaign_id": msg.campaign_id, "bulk_id": msg.bulk_id,
         "attachments": [{"filename": a.filename, "type": a.type, "size": len(a.content)} for a in msg.attachments],
         "metadata": msg.metadata or {}, "simulated": simulated, "sent_at": clock.now_iso(),
-    })
+    }, raw)
     status = {"bounce": "bounced", "complaint": "complained"}.get(simulated or "", "delivered")
     return SendOutcome(mid, status)

@@ -11,7 +11,7 @@
   set before a bulk's META goes on it; the tick queries the index only while it is set.
 - ``BULK#{bulk_id}`` / ``Q#{batch_no:06d}``  the outbox row of one batch not yet queued
   (recipients, delay), deleted once SQS took its message (``campaigns.sending.relay``).
-- ``ACCT#{a}#OUTBOX`` / ``{ulid}``  a sandbox message; gsi1 by recipient, gsi2 by campaign/bulk.
+- The sandbox outbox: ``campaigns.sending.outbox``.
 """
 from __future__ import annotations
 
@@ -21,8 +21,7 @@ import logging
 from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws, clock, occupancy
-from lambdakit.conditions import Attr
-from lambdakit.ddb import Table, decode_cursor, encode_cursor
+from lambdakit.ddb import Table
 from lambdakit.errors import ConditionFailed, Contention, ValidationFailed
 
 from ..counters import repository as counters
@@ -73,6 +72,16 @@ def _unconfirmed(message: str) -> Contention:
 
 def finish(send_id: str, rkey: str, status: str, **fields) -> None:
     table().update(f"SEND#{send_id}", f"R#{rkey}", set={"status": status, **fields})
+
+
+def mark_recipient(send_id: str, rkey: str, *, set: dict | None = None, remove: list[str] | None = None) -> None:
+    """Set or remove fields of an existing recipient record (the unsubscribe link's own marks)."""
+    from lambdakit.errors import ConditionFailed as _Gone
+
+    try:
+        table().update(f"SEND#{send_id}", f"R#{rkey}", set=set, remove=remove, must_exist=True, return_values="NONE")
+    except _Gone:
+        pass  # expired (TTL) or erased meanwhile: nothing to mark
 
 
 def get_recipient(send_id: str, rkey: str) -> dict | None:
@@ -294,37 +303,6 @@ def finish_bulk_if_done(bulk_id: str) -> bool:
                     or int(cur.get("batches_done") or 0) < int(cur.get("batches_total") or 0)):
                 return False
     raise _unconfirmed("The bulk could not be completed, please retry")
-
-
-# ---------------------------------------------------------------- outbox (sandbox)
-def put_outbox(account_id: str, entry: dict) -> None:
-    mid = entry["id"]
-    item = {"pk": f"ACCT#{account_id}#OUTBOX", "sk": mid, "gsi1pk": f"ACCT#{account_id}#OUTBOX#TO#{entry['to'].lower()}",
-            "gsi1sk": mid, "ttl": _ttl(settings().outbox_ttl_days), **entry}
-    if entry.get("campaign_id"):
-        item.update(gsi2pk=f"ACCT#{account_id}#OUTBOX#C#{entry['campaign_id']}", gsi2sk=mid)
-    elif entry.get("bulk_id"):
-        item.update(gsi2pk=f"ACCT#{account_id}#OUTBOX#B#{entry['bulk_id']}", gsi2sk=mid)
-    table().put(item)
-
-
-def list_outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id: str | None, limit: int,
-                cursor: str | None) -> tuple[list[dict], str | None]:
-    try:
-        start = decode_cursor(cursor)
-    except ValueError:
-        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
-    if campaign_id:
-        pk, index = f"ACCT#{account_id}#OUTBOX#C#{campaign_id}", "gsi2"
-    elif bulk_id:
-        pk, index = f"ACCT#{account_id}#OUTBOX#B#{bulk_id}", "gsi2"
-    elif to:
-        pk, index = f"ACCT#{account_id}#OUTBOX#TO#{to.lower()}", "gsi1"
-    else:
-        pk, index = f"ACCT#{account_id}#OUTBOX", None
-    flt = Attr("to").eq(to) | Attr("to_lc").eq(to.lower()) if to and index != "gsi1" else None
-    items, last = table().query(pk, index=index, limit=limit, cursor=start, forward=False, filter=flt)
-    return [_public(i) for i in items], encode_cursor(last)
 
 
 # ---------------------------------------------------------------- send queue

@@ -12,6 +12,7 @@ from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.security import sha256_hex
 
 from . import idempotency
+from . import outbox as outbox_store
 from . import repository as repo
 
 if TYPE_CHECKING:
@@ -71,10 +72,11 @@ def _attachments(account_id: str, resolved: list[Resolved]) -> list[Attachment]:
 
 
 def send_one(account_id: str, body: SendEmail) -> dict:
+    from ..account.service import postal_address
     from ..attachments import service as attachments
     from ..counters import repository as counters
     from . import batches, pipeline
-    from .compose import Tracking
+    from .compose import Footer, Tracking
 
     subject, html, text = _content(account_id, body)
     resolved = attachments.resolve(account_id, body.attachments, html=html, text=text)
@@ -86,7 +88,8 @@ def send_one(account_id: str, body: SendEmail) -> dict:
     ctx = pipeline.SendContext(
         account_id=account_id, send_id=f"m-{ids.sortable_id().lower()}", kind="single", subject=subject, html=html,
         text=text, provider=p, tracking=Tracking(opens=body.tracking.track_opens, clicks=body.tracking.track_clicks),
-        unsubscribe=False, variables=body.variables, cc=body.cc, bcc=body.bcc, attachments=files,
+        unsubscribe=not body.transactional,
+        footer=None if body.transactional else Footer(postal_address(account_id)), variables=body.variables, cc=body.cc, bcc=body.bcc, attachments=files,
         metadata=body.metadata)
     rcpt = pipeline.resolve_contacts(account_id, [{"e": body.to}])[0]
     try:
@@ -179,11 +182,19 @@ def bulk_status(account_id: str, bulk_id: str) -> dict:
 
 def outbox(account_id: str, *, to: str | None, campaign_id: str | None, bulk_id: str | None, limit: int,
            cursor: str | None) -> dict:
-    items, nxt = repo.list_outbox(account_id, to=to, campaign_id=campaign_id, bulk_id=bulk_id, limit=limit,
-                                  cursor=cursor)
+    items, nxt = outbox_store.list_outbox(account_id, to=to, campaign_id=campaign_id, bulk_id=bulk_id, limit=limit,
+                                          cursor=cursor)
     keys = ("id", "to", "cc", "bcc", "from", "reply_to", "subject", "html", "text", "headers", "provider",
             "campaign_id", "bulk_id", "attachments", "metadata", "simulated", "sent_at")
     return {"messages": [{k: i.get(k) for k in keys} for i in items], "pagination": {"limit": limit, "next_cursor": nxt}}
+
+
+def outbox_raw(account_id: str, message_id: str) -> bytes:
+    """The MIME bytes of one sandbox message, as the SES provider would have sent them."""
+    raw = outbox_store.get_raw(account_id, message_id)
+    if raw is None:
+        raise NotFound("Message not found")
+    return raw
 
 
 def _send_one_op(account_id: str, body: dict) -> dict:

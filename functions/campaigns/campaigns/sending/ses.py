@@ -46,18 +46,26 @@ def _tag(v: str) -> str:
     return _TAG_SAFE.sub("_", v)[:255] or "none"
 
 
-def send(msg: OutboundMessage) -> str:
-    """Send one message; returns the SES message id."""
+def render(msg: OutboundMessage) -> bytes:
+    """The message's MIME bytes, as SES gets them and the sandbox stores them (one builder,
+    ``lambdakit.mime``). ``Unrenderable`` when the ``email`` package refuses the message;
+    ``SendRejected`` when it is over SES's size (not worth a call, never worth a retry)."""
     from email.errors import MessageError
-
-    from botocore.exceptions import ClientError
 
     try:
         raw = msg.mime()
     except (ValueError, MessageError) as exc:  # the email package refuses the message: not retryable
         raise Unrenderable(f"unrenderable: {exc}") from None
-    if len(raw) > SES_MAX_MESSAGE_BYTES:  # SES would refuse it: not worth a call, never worth a retry
+    if len(raw) > SES_MAX_MESSAGE_BYTES:
         raise SendRejected(f"MessageTooLarge: {len(raw)} bytes encoded, at most {SES_MAX_MESSAGE_BYTES}")
+    return raw
+
+
+def send(msg: OutboundMessage, raw: bytes | None = None) -> str:
+    """Send one message (``raw``: its bytes from ``render``); returns the SES message id."""
+    from botocore.exceptions import ClientError
+
+    raw = raw if raw is not None else render(msg)
     kw: dict = {
         "FromEmailAddress": msg.from_email,
         "Destination": {"ToAddresses": [msg.to], "CcAddresses": msg.cc, "BccAddresses": msg.bcc},

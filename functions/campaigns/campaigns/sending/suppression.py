@@ -33,11 +33,17 @@ def contact_bounced(account_id: str, contact_id: str | None, email: str | None, 
 
 def contact_unsubscribed(account_id: str, contact_id: str | None, email: str | None, *, source: str,
                          campaign_id: str | None = None, send_id: str | None = None) -> bool:
-    """Unsubscribe a contact; stats and ``contact.unsubscribed`` only when it really changed."""
+    """Unsubscribe a contact; stats and ``contact.unsubscribed`` only when it really changed. An
+    unsubscribe link of a mail to an address that is no contact (a single or bulk send) creates the
+    contact as ``unsubscribed``, so later sends to the address are suppressed."""
     cid = _contact_id(account_id, contact_id, email)
+    created = False
+    if not cid and email and source in ("link", "one_click"):
+        cid = audience.create_unsubscribed(account_id, email)
+        created = cid is not None
     if not cid:
         return False
-    if not audience.set_status(account_id, cid, "unsubscribed", reason=source):
+    if not created and not audience.set_status(account_id, cid, "unsubscribed", reason=source):
         return False
     now = clock.now_iso()
     if campaign_id and not (send_id or "").startswith("t-"):

@@ -85,7 +85,9 @@ def delete(a: str, tid: str) -> dict:
 
 def render_template(template: dict, variables: dict) -> dict:
     """``{subject, html, text, missing_variables}`` of a template with ``variables``."""
-    from ..common.render import html_to_text, render
+    from lambdakit.mime import html_to_text  # the converter of the sent text part (issue 30)
+
+    from ..common.render import render
 
     subject, m1 = render(template["subject"], variables, html=False)
     if template.get("type") == "text":

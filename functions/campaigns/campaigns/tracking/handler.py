@@ -1,8 +1,8 @@
-"""Public tracking routes (no API key; signed tokens): open pixel, click redirect, unsubscribe."""
+"""Public tracking routes (no API key; signed tokens): open pixel, click redirect, the unsubscribe and
+subscribe-again pages (a GET shows, only a POST acts)."""
 from __future__ import annotations
 
 import base64
-import html as _html
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
@@ -15,7 +15,7 @@ from lambdakit.openapi import doc
 from ..http import build_app, lambda_entry, logger
 from ..sending import tokens
 from ..settings import settings
-from . import service
+from . import pages, service
 
 router = APIGatewayHttpRouter()
 PIXEL = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
@@ -61,34 +61,91 @@ def click(token: str):
     return Response(status_code=302, content_type="text/plain", body="", headers={"Location": target, **NO_STORE})
 
 
-def _page(title: str, text: str, status: int = 200) -> Response:
-    body = (f"<!doctype html><html><head><meta charset='utf-8'><title>{_html.escape(title)}</title></head>"
-            f"<body><h1>{_html.escape(title)}</h1><p>{_html.escape(text)}</p></body></html>")
-    return Response(status_code=status, content_type="text/html; charset=utf-8", body=body, headers=NO_STORE)
+#: these routes answer people: their 404 is an HTML page (text/html), not the JSON error
+PAGE_NOTES = {404: "An HTML page (text/html): the link is not valid, or (subscribe again) the offer expired or was "
+                   "used."}
 
 
-def _unsubscribe(token: str, source: str) -> Response:
+def _html(body: str, status: int = 200) -> Response:
+    return Response(status_code=status, content_type="text/html; charset=utf-8", body=body,
+                    headers={**NO_STORE, **pages.HEADERS})
+
+
+def _invalid() -> Response:
+    return _html(pages.message("Link not valid", "This link is not valid or has expired."), 404)
+
+
+def _urls(token: str) -> tuple[str, str]:
+    base = f"{tokens.base_url()}/unsubscribe/{token}"
+    return base, f"{base}/resubscribe"
+
+
+def _one_click() -> bool:
+    body = router.current_event.decoded_body or ""
+    return "list-unsubscribe=one-click" in body.lower()
+
+
+@router.get("/unsubscribe/<token>", summary="Unsubscribe confirmation page (public)",
+            description="Shows who sends, the address and one Unsubscribe button (a form POSTing to the same URL). "
+                        "A GET changes nothing: mail security scanners fetch every link of a message. Plain HTML, "
+                        "no script; 404 page for an invalid link.",
+            openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
+def unsubscribe_get(token: str):
+    payload = tokens.read(token, "u")
+    info = service.subscriber(payload) if payload else None
+    if not payload or info is None:
+        return _invalid()
+    here, again = _urls(token)
+    if info["resubscribe_until"]:  # already unsubscribed through this link: the done page again
+        return _html(pages.done(info["sender"], info["email"], again, info["resubscribe_until"]))
+    return _html(pages.confirm(info["sender"], info["email"], here))
+
+
+@router.post("/unsubscribe/<token>", summary="Unsubscribe (public): the page's button or RFC 8058 one-click",
+             description="Unsubscribes the contact: the confirmation page's form, or the List-Unsubscribe-Post "
+                         "one-click POST (body List-Unsubscribe=One-Click) a mailbox provider sends. Answers the "
+                         "done page, which offers Subscribe again for 7 days. 404 page for an invalid link.",
+             openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
+def unsubscribe_post(token: str):
     payload = tokens.read(token, "u")
     if not payload:
-        return _page("Link not valid", "This unsubscribe link is not valid.", 404)
-    service.unsubscribe(payload, source=source)
-    return _page("Unsubscribed", "You will not receive further emails from this sender.")
+        return _invalid()
+    service.unsubscribe(payload, source="one_click" if _one_click() else "link")
+    info = service.subscriber(payload)
+    if info is None:
+        return _html(pages.message("You are unsubscribed", "You will not receive further emails from this sender."))
+    return _html(pages.done(info["sender"], info["email"], _urls(token)[1], info["resubscribe_until"]))
 
 
-@router.get("/unsubscribe/<token>", summary="Unsubscribe link (public)",
-            description="Marks the contact unsubscribed and shows a confirmation page (HTML; 404 page for an invalid "
-                        "link).",
-            openapi_extensions=doc(content_type="text/html", public=True))
-def unsubscribe_get(token: str):
-    return _unsubscribe(token, "link")
+@router.get("/unsubscribe/<token>/resubscribe", summary="Subscribe-again confirmation page (public)",
+            description="Within 7 days of an unsubscribe through this link: a page with one Subscribe again button "
+                        "(a form POSTing to the same URL). A GET changes nothing. After the window, or once used: 404 page.",
+            openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
+def resubscribe_get(token: str):
+    payload = tokens.read(token, "u")
+    info = service.subscriber(payload) if payload else None
+    if not payload or info is None:
+        return _invalid()
+    if not info["resubscribe_until"]:
+        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
+    return _html(pages.resubscribe_confirm(info["sender"], info["email"], _urls(token)[1]))
 
 
-@router.post("/unsubscribe/<token>", summary="RFC 8058 one-click unsubscribe (public)",
-             description="Target of List-Unsubscribe-Post: List-Unsubscribe=One-Click (HTML answer; 404 page for an "
-                         "invalid link).",
-             openapi_extensions=doc(content_type="text/html", public=True))
-def unsubscribe_post(token: str):
-    return _unsubscribe(token, "one_click")
+@router.post("/unsubscribe/<token>/resubscribe", summary="Subscribe again (public)",
+             description="Makes the contact active again when this link unsubscribed it within the last 7 days "
+                         "(never a bounced contact). A 404 page after the window, once used, or for an invalid link.",
+             openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
+def resubscribe_post(token: str):
+    payload = tokens.read(token, "u")
+    info = service.subscriber(payload) if payload else None
+    if not payload or info is None:
+        return _invalid()
+    outcome = service.resubscribe(payload)
+    if outcome == "expired":
+        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
+    if outcome == "not_unsubscribed":
+        return _html(pages.message("Nothing to change", "This address is not unsubscribed."))
+    return _html(pages.resubscribed(info["sender"], info["email"]))
 
 
 app = build_app(router)

@@ -1,4 +1,4 @@
-"""Open and click tracking and one-click unsubscribe.
+"""Open and click tracking, unsubscribe (a POST only) and resubscribe.
 
 Opens and clicks are counted every time (totals) and once per recipient (unique, through a
 conditional first-time marker on the recipient record). Machine opens (Apple Mail Privacy
@@ -7,6 +7,7 @@ flagged and counted apart; they never move open rates or A/B decisions.
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,8 +18,8 @@ from lambdakit.observability import count as metric
 from .. import events
 from ..campaign import repository as camp_repo
 from ..counters import repository as counters
+from ..sending import audience, suppression
 from ..sending import repository as send_repo
-from ..sending import suppression
 from ..settings import settings
 
 SCANNERS = re.compile(
@@ -156,12 +157,72 @@ def record_click(payload: dict, url: str, req: RequestInfo, *, clicked_url: str 
     return "unique" if first else "repeat"
 
 
+#: how long the "subscribe again" offer of an unsubscribe link stays open after its unsubscribe
+RESUBSCRIBE_DAYS = 7
+
+
+def _sender(rec: dict) -> str:
+    """The From name (or address) the recipient got the mail from."""
+    p: dict = {}
+    if rec.get("campaign_id"):
+        item = camp_repo.get(rec["campaign_id"]) or {}
+        p = item.get("snap_provider") or ((item.get("settings") or {}).get("provider") or {})
+        p = {"from_name": p.get("from_name") or (item.get("settings") or {}).get("from_name"),
+             "from_email": p.get("from_email")}
+    elif rec.get("bulk_id"):
+        p = (send_repo.get_bulk(rec["bulk_id"]) or {}).get("provider") or {}
+    s = settings()
+    return str(p.get("from_name") or s.default_from_name or p.get("from_email") or s.default_from_email or
+               "this sender")
+
+
+def subscriber(payload: dict) -> dict | None:
+    """What the unsubscribe pages show: ``{email, sender, resubscribe_until}`` (the last ``None``
+    unless this link unsubscribed the contact within ``RESUBSCRIBE_DAYS``); ``None`` for a
+    recipient that is not (or no longer) recorded."""
+    rec = _recipient(payload)
+    if not rec:
+        return None
+    until = None
+    if rec.get("unsubscribed_at"):
+        end = clock.parse_iso(rec["unsubscribed_at"]) + dt.timedelta(days=RESUBSCRIBE_DAYS)
+        if end > clock.now():
+            until = end.strftime("%Y-%m-%d %H:%M")
+    return {"email": rec.get("email") or "", "sender": _sender(rec), "resubscribe_until": until}
+
+
 def unsubscribe(payload: dict, *, source: str) -> bool:
+    """Unsubscribe the link's contact (a POST: the page's button, or RFC 8058's one-click). When
+    this link made the change, the recipient record notes it: it opens the resubscribe window."""
     rec = _recipient(payload)
     contact_id = payload.get("t") or (rec or {}).get("contact_id")
     email = (rec or {}).get("email")
     if not contact_id and not email:
         return False
-    suppression.contact_unsubscribed(payload["a"], contact_id, email, source=source,
-                                  campaign_id=(rec or {}).get("campaign_id"), send_id=payload["s"])
-    return True
+    changed = suppression.contact_unsubscribed(payload["a"], contact_id, email, source=source,
+                                               campaign_id=(rec or {}).get("campaign_id"), send_id=payload["s"])
+    if changed and rec:
+        send_repo.mark_recipient(payload["s"], payload["r"], set={"unsubscribed_at": clock.now_iso(),
+                                                                  "unsubscribe_source": source})
+    return changed
+
+
+def resubscribe(payload: dict) -> str:
+    """``done`` (the contact is active again), ``expired`` (no open window: this link did not
+    unsubscribe the contact, or longer than ``RESUBSCRIBE_DAYS`` ago) or ``not_unsubscribed`` (the
+    contact is active, bounced or gone). A bounced contact is never made active here."""
+    info = subscriber(payload)
+    if not info or not info["resubscribe_until"]:
+        return "expired"
+    rec = _recipient(payload) or {}
+    cid = payload.get("t") or rec.get("contact_id")
+    if not cid and rec.get("email"):
+        found = audience.find_by_email(payload["a"], rec["email"])
+        cid = found["id"] if found else None
+    contact = audience.get_contacts(payload["a"], [cid]).get(cid) if cid else None
+    if not cid or not contact or contact.get("status") != "unsubscribed":
+        return "not_unsubscribed"
+    audience.set_status(payload["a"], cid, "active", reason="resubscribe")
+    send_repo.mark_recipient(payload["s"], payload["r"], remove=["unsubscribed_at", "unsubscribe_source"],
+                             set={"resubscribed_at": clock.now_iso()})
+    return "done"

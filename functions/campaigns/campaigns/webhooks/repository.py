@@ -21,8 +21,9 @@ import json
 from botocore.exceptions import BotoCoreError, ClientError
 
 from lambdakit import aws, clock, occupancy
-from lambdakit.ddb import Table, decode_cursor, encode_cursor
-from lambdakit.errors import ConditionFailed, NotFound, ValidationFailed
+from lambdakit.cursors import decode_cursor, encode_cursor
+from lambdakit.ddb import Table
+from lambdakit.errors import ConditionFailed, NotFound
 from lambdakit.security import sha256_hex
 
 from ..settings import settings
@@ -202,10 +203,7 @@ def take_relay(d: dict) -> int | None:
 
 
 def list_deliveries(webhook_id: str, limit: int, cursor: str | None) -> tuple[list[dict], str | None]:
-    try:
-        start = decode_cursor(cursor)
-    except ValueError:
-        raise ValidationFailed("Invalid cursor", fields={"cursor": "Invalid cursor"}) from None
+    start = decode_cursor(cursor)  # 400 INVALID_CURSOR unless issued for this route, filters and caller
     items, last = table().query(f"WH#{webhook_id}#D", index="gsi1", limit=limit, cursor=start, forward=False)
     return [_public(i) for i in items], encode_cursor(last)
 

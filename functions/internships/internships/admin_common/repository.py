@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lambdakit.ddb import Table, decode_cursor, encode_cursor
+from lambdakit.cursors import decode_cursor, encode_cursor
+from lambdakit.ddb import Table
 from lambdakit.errors import ValidationFailed
 
 from ..settings import settings
@@ -32,10 +33,7 @@ def _clean(item: dict) -> dict:
 
 
 def decode(cursor: str | None) -> dict | None:
-    try:
-        return decode_cursor(cursor)
-    except ValueError:
-        raise ValidationFailed("cursor is invalid", fields={"cursor": "Invalid cursor"}) from None
+    return decode_cursor(cursor)  # 400 INVALID_CURSOR unless issued for this route, filters and caller
 
 
 def page_items(pk_value: str, *, index: str | None = None, sk_prefix: str | None = None,

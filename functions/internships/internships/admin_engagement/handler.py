@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import BadRequest, NotFound
@@ -197,6 +198,22 @@ def email_queue():
     return ok(mail.list_queue(status=query(router, "status"), template=query(router, "templateType"),
                               start_date=query(router, "startDate"), end_date=query(router, "endDate"),
                               page=query(router, "page"), limit=query(router, "limit")))
+
+
+@router.get("/api/admin/email-queue/<email_id>/raw", middlewares=EMAILS,
+            summary="The exact MIME bytes of one email (message/rfc822)",
+            openapi_extensions=doc(content_type="message/rfc822"),
+            description="The message as the recipient's mailbox gets it: the bytes the SES provider sends "
+                        "(SendEmail Content.Raw), built by the same code, kept by the sandbox provider for 30 days. "
+                        "404 when none are kept (sent through SES, not sent yet, or expired).")
+def email_raw(email_id: str):
+    from ..mail import repository as mail_repo
+
+    raw = mail_repo.sandbox_raw(email_id)
+    if raw is None:
+        raise NotFound("No stored message for this email")
+    return Response(status_code=200, content_type="message/rfc822", body=raw.decode("ascii", "replace"),
+                    headers={"Content-Disposition": f'inline; filename="{email_id}.eml"', "Cache-Control": "no-store"})
 
 
 @router.post("/api/admin/email-queue/retry",

@@ -9,7 +9,8 @@ Items (single table ``INTERNSHIPS_TABLE_NAME``):
   ``c_<status>_<template>`` and ``o_<template>`` (unique opens). Every status change moves the counters in
   the same transaction as the email item, so totals never drift.
 * template override: ``pk="EMAILTPL#<kind>"``, ``sk="TEMPLATE"``.
-* sandbox message: ``pk="SANDBOXMAIL"``, ``sk="<sent_at>#<id>"`` (local provider).
+* sandbox message: ``pk="SANDBOXMAIL"``, ``sk="<sent_at>#<id>"`` (local provider), its bytes
+  ``pk="EMAILRAW#<email id>"``, ``sk="P#<n>"`` (``sandbox_record``).
 """
 from __future__ import annotations
 
@@ -232,24 +233,39 @@ def read_attachment(key: str, max_bytes: int = 7_000_000) -> bytes | None:
     return s3.get(settings().files_bucket, key, max_bytes=max_bytes)
 
 
-def ses_send(*, sender: str, to: str, subject: str, html: str, raw: bytes | None = None,
-             tags: dict[str, str] | None = None) -> str:
-    """Send through SES v2; returns the provider message id. Raises on rejection."""
-    content: dict[str, Any]
-    if raw is not None:
-        content = {"Raw": {"Data": raw}}
-    else:
-        content = {"Simple": {"Subject": {"Data": subject, "Charset": "UTF-8"},
-                              "Body": {"Html": {"Data": html, "Charset": "UTF-8"}}}}
-    kw: dict[str, Any] = {"FromEmailAddress": sender, "Destination": {"ToAddresses": [to]}, "Content": content}
+def ses_send(*, sender: str, to: str, raw: bytes, tags: dict[str, str] | None = None) -> str:
+    """Send the message's bytes (``delivery.build_raw``) through SES v2; returns the provider
+    message id. Raises on rejection."""
+    kw: dict[str, Any] = {"FromEmailAddress": sender, "Destination": {"ToAddresses": [to]},
+                          "Content": {"Raw": {"Data": raw}}}
     if tags:
         kw["EmailTags"] = [{"Name": k, "Value": v} for k, v in tags.items()]
     return aws.client("sesv2").send_email(**kw)["MessageId"]
 
 
-def sandbox_record(message: dict) -> None:
-    table().put({"pk": "SANDBOXMAIL", "sk": f"{message['sent_at']}#{message['id']}", **message,
-                 "ttl": int(clock.now_ts()) + 30 * 86400})
+def sandbox_record(message: dict, raw: bytes) -> None:
+    """The sandbox's copy: the fields, and the bytes (zlib-compressed pieces of at most 300 KB,
+    DynamoDB items stop at 400 KB) at ``EMAILRAW#<email id>`` / ``P#<n>``: one BatchWriteItem for
+    any message under about 7 MB compressed."""
+    from lambdakit.mime import pack
+
+    ttl = int(clock.now_ts()) + 30 * 86400
+    pieces = pack(raw)
+    table().batch_write(puts=[{"pk": f"EMAILRAW#{message['email_id']}", "sk": f"P#{n:04d}", "piece": p, "ttl": ttl}
+                              for n, p in enumerate(pieces)]
+                        + [{"pk": "SANDBOXMAIL", "sk": f"{message['sent_at']}#{message['id']}", **message,
+                            "raw_pieces": len(pieces), "ttl": ttl}])
+
+
+def sandbox_raw(email_id: str) -> bytes | None:
+    """The bytes the sandbox kept for one email; ``None`` when there are none (sent through SES,
+    not sent yet, or expired)."""
+    from lambdakit.mime import unpack
+
+    if not email_id or len(email_id) > 64 or not email_id.isalnum():
+        return None
+    parts = table().query_all(f"EMAILRAW#{email_id}", consistent=True, max_items=200)
+    return unpack(p["piece"] for p in sorted(parts, key=lambda p: p["sk"])) if parts else None
 
 
 def sandbox_messages(limit: int = 100) -> list[dict]:

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from email.message import EmailMessage
 
 from lambdakit import clock, occupancy
 from lambdakit.baseurl import BaseUrlNotSet
 from lambdakit.errors import BadRequest, Conflict, FileStoreUnavailable, NotFound
 from lambdakit.observability import count
 from lambdakit.pagination import page_meta, page_request
-from lambdakit.settings import effective_email_provider
 
 from .. import links
 from ..settings import settings
 from . import repository as repo
+from .delivery import PermanentFailure, deliver, provider_name
 from .templates import ALL_KINDS, DEFAULTS, SAMPLES, render, wrap
 
 logger = logging.getLogger("internships.mail")
@@ -33,53 +32,6 @@ COUNTERS_KEY = repo.STATS_TOTAL
 LEASE_SECONDS = 120
 #: attempts at the sent transition after a delivery (``_mark_sent``)
 SENT_ATTEMPTS = 3
-
-
-class PermanentFailure(Exception):
-    """The email can never succeed (unknown template, bad attachment): fail without retrying."""
-
-
-# ---------------------------------------------------------------- providers
-def provider_name() -> str:
-    s = settings()
-    return effective_email_provider(s.email_provider, local=s.is_local)
-
-
-def _build_raw(sender: str, to: str, subject: str, html: str, attachments: list[dict]) -> bytes:
-    msg = EmailMessage()
-    msg["From"], msg["To"], msg["Subject"] = sender, to, subject
-    msg.set_content("This message is HTML; please use an HTML-capable client.")
-    msg.add_alternative(html, subtype="html")
-    for a in attachments:
-        maintype, _, subtype = (a.get("content_type") or "application/octet-stream").partition("/")
-        try:
-            data = repo.read_attachment(a["s3_key"])
-        except ValueError as exc:  # over the size SES takes
-            raise PermanentFailure(f"attachment {a.get('filename')} too large") from exc
-        # an S3 failure is not the attachment's fault: retried (a transient one with backoff and
-        # without using an attempt, see ``transient``), never a permanent failure (issue 23 rule 4)
-        if data is None:
-            raise PermanentFailure(f"attachment {a.get('filename')} unavailable")
-        msg.add_attachment(data, maintype=maintype or "application", subtype=subtype or "octet-stream",
-                           filename=a["filename"])
-    return msg.as_bytes()
-
-
-def deliver(email: dict, subject: str, html: str) -> str:
-    """Send through the configured provider; returns the provider message id."""
-    sender = settings().sender_email
-    attachments = email.get("attachments") or []
-    if provider_name() == "sandbox":
-        if attachments:
-            _build_raw(sender, email["to"], subject, html, attachments)  # proves the objects are readable
-        message_id = f"sandbox-{email['id']}"
-        repo.sandbox_record({"id": message_id, "email_id": email["id"], "to": email["to"], "from": sender,
-                             "subject": subject, "html": html, "template": email["template"],
-                             "attachments": [a["filename"] for a in attachments], "sent_at": clock.now_iso()})
-        return message_id
-    raw = _build_raw(sender, email["to"], subject, html, attachments) if attachments else None
-    return repo.ses_send(sender=sender, to=email["to"], subject=subject, html=html, raw=raw,
-                         tags={"template": email["template"]})
 
 
 def render_email(email: dict, read: tuple[dict | None, dict] | None = None) -> tuple[str, str]:
