@@ -44,6 +44,14 @@ def enrollments_with_status(status: str) -> Iterator[dict]:
     return table().iter_query(f"ENROLLS#{status}", index="gsi3")
 
 
+def active_enrollments_after(after: str) -> Iterator[dict]:
+    """The active enrollments in index order (``gsi3sk``: creation time and id) after the cursor
+    ``after`` (a resumed scheduled job, ``internships.tasks``; ``""``: from the first)."""
+    for e in enrollments_with_status("active"):
+        if str(e.get("gsi3sk") or "") > after:
+            yield e
+
+
 def users_with_role(role: str) -> Iterator[dict]:
     return table().iter_query(f"ROLE#{role}", index="gsi2")
 

@@ -30,6 +30,13 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
 
     table_name: str = "internships-InternshipsTable"
     email_queue_url: QueueUrl = ""
+    #: The tasks queue (issue 33 item 6): work a route could not finish within its time budget.
+    tasks_queue_url: QueueUrl = ""
+    #: A route stops its inline work when the invocation has less than this left (the HTTP API
+    #: answers 503 at 30 s; one item, e.g. an 8 s feed fetch, plus the task record must fit).
+    task_http_margin_ms: int = 12_000
+    #: The worker (CronFunction, 300 s) hands the rest to a new message below this much time left.
+    task_worker_margin_ms: int = 30_000
     jwt_secret_arn: SecretArn = ""
     jwt_secret: str = ""
     cron_secret_arn: SecretArn = ""
@@ -63,6 +70,7 @@ class InternshipsSettings(ServiceSettings, FilesBucket):
     jobs_rss_feeds: str = ""
     #: Comma-separated queries the weekly schedule and ``fetch-all`` refresh from the search API.
     jobs_default_queries: str = "software intern,data science intern,web development intern"
+    #: One source's fetch in total, redirects included (it must fit the routes' task margin, 12 s).
     jobs_fetch_timeout_seconds: float = 8.0
     jobs_max_response_bytes: int = 2_000_000
     jobs_max_per_source: int = 200

@@ -18,6 +18,7 @@ from ..http import build_app, lambda_entry, ok
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_engagement.models:"
+_TASK = "internships.tasks.models:"
 # typed as the router's middleware list (a list is invariant: list[_RequirePermission] would not do)
 ANN: list[Callable[..., Any]] = [require_permission("manage_announcements")]
 JOBS: list[Callable[..., Any]] = [require_permission("manage_jobs")]
@@ -121,22 +122,53 @@ def _fetch_result(kind: str, result: dict):
     return ok({"success": True, **result})
 
 
-@router.post("/api/admin/jobs/fetch-all",
-             openapi_extensions=doc(response=_M + "FetchOut"),
-             middlewares=JOBS, summary="Fetch from the search API and all RSS feeds")
-def fetch_all():
+def _fetch_task(kind: str):
+    """Fetch inline while the time budget allows; the rest goes on as a task (``internships.tasks``):
+    202 with its status URL (``GET /api/admin/tasks/{taskId}``)."""
     from ..jobs import service as jobs  # lazily: only the jobs routes
+    from ..tasks import service as tasks
 
-    return _fetch_result("fetch-all", jobs.fetch_all())
+    result, task_id = tasks.run_or_defer("admin", kind, jobs.TASK_STEPS[kind],
+                                         tasks.http_budget(router.lambda_context))
+    if task_id is None:
+        return _fetch_result(kind.removeprefix("jobs-"), result)
+    me = principal(router)
+    activity.record(me.user_id, f"jobs.{kind.removeprefix('jobs-')}", "job", kind.removeprefix("jobs-"),
+                    after={"task": task_id})
+    url = f"/api/admin/tasks/{task_id}"
+    return ok({"success": True, **result, "status": "running", "taskId": task_id, "statusUrl": url}, status=202,
+              headers={"Location": url})
+
+
+_ASYNC = ("Fetches inline while the request's time budget lasts; when sources remain it answers 202 with "
+          "taskId, statusUrl (also Location) and the counts so far, and the worker fetches the rest.")
+
+
+@router.post("/api/admin/jobs/fetch-all",
+             openapi_extensions=doc(response=_M + "FetchOut", also={202: _TASK + "TaskAccepted"}),
+             middlewares=JOBS, summary="Fetch from the search API and all RSS feeds", description=_ASYNC)
+def fetch_all():
+    return _fetch_task("jobs-fetch-all")
 
 
 @router.post("/api/admin/jobs/fetch-rss",
-             openapi_extensions=doc(response=_M + "FetchOut"),
-             middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds")
+             openapi_extensions=doc(response=_M + "FetchOut", also={202: _TASK + "TaskAccepted"}),
+             middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds", description=_ASYNC)
 def fetch_rss():
-    from ..jobs import service as jobs  # lazily: only the jobs routes
+    return _fetch_task("jobs-fetch-rss")
 
-    return _fetch_result("fetch-rss", jobs.fetch_rss())
+
+@router.get("/api/admin/tasks/<taskId>", middlewares=JOBS, summary="Status of a fetch that went on asynchronously",
+            openapi_extensions=doc(response=_TASK + "TaskStatus", errors=(404,)),
+            description="status running, done or failed; added, updated, sources, errors so far; finishedAt. "
+                        "Records expire 7 days after their last change.")
+def admin_task(taskId: str):  # noqa: N803 - the path parameter's name
+    from ..tasks import service as tasks
+
+    found = tasks.get(taskId, "admin")
+    if found is None:
+        raise NotFound("Task not found")
+    return ok(found)
 
 
 @router.post("/api/admin/jobs/refresh", middlewares=JOBS, summary="Refresh one search query",

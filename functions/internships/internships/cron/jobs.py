@@ -12,6 +12,9 @@ import logging
 from lambdakit import clock, occupancy
 
 from ..mail import service as mail
+from ..settings import settings
+from ..tasks import service as tasks
+from ..tasks.service import More, Step
 from . import repository as repo
 
 logger = logging.getLogger("internships.cron")
@@ -61,46 +64,91 @@ def _sweep_reads() -> tuple[dict | None, Marks, bool]:
     return found.get(mail.COUNTERS_KEY, {}), marks, counters_check_due()
 
 
+#: Emails one sweep step processes before the time budget is checked again.
+SWEEP_CHUNK = 25
+
+
 def process_emails() -> dict:
+    return run_steps(process_emails_step)
+
+
+def process_emails_step(state: dict, more: More) -> tuple[dict, dict | None]:
     """The announcement fan-outs still to do (the net for lost fan-out messages, and the scheduled
-    ones), then the email sweep (``mail.sweep``). An idle run reads one BatchGetItem: it queries the
-    announcements only when their fan-out marker is set (and one run in three), and the pending and
-    sending emails only when the counters count some (and once a day; ``_sweep_reads``)."""
-    counters, marks, every_email_partition = _sweep_reads()
-    queued = 0
-    if marks:  # the fan-out marker is set (or this run is the net): the announcements are queried
-        from ..announcements import service as announcements
-        from ..mail.outbox import enqueue_ex
+    ones), then the email sweep (``mail.sweep``) in chunks of ``SWEEP_CHUNK`` while ``more()``, up to
+    ``email_sweep_limit`` in all. An idle run reads one BatchGetItem: it queries the announcements
+    only when their fan-out marker is set (and one run in three), and the pending and sending emails
+    only when the counters count some (and once a day; ``_sweep_reads``). A resumed step
+    (``{"swept": n}``) queries both partitions (each email is claimed under a lease: never sent twice)."""
+    if "swept" in state:
+        counters, every, queued = None, True, 0
+        swept = int(state["swept"])
+    else:
+        counters, marks, every = _sweep_reads()
+        queued = swept = 0
+        if marks:  # the fan-out marker is set (or this run is the net): the announcements are queried
+            from ..announcements import service as announcements
+            from ..mail.outbox import enqueue_ex
 
-        for ann_id in announcements.pending_fanouts(marks):
-            queued += announcements.fan_out(ann_id, enqueue_ex)
-    r = mail.sweep(totals=counters, full=every_email_partition, queued=queued)  # the fan-outs' emails are swept as before
-    return {"ok": True, "sent": r["sent"], "skipped": r["skipped"], "failed": r["failed"], "retried": r["retry"]}
+            for ann_id in announcements.pending_fanouts(marks):
+                queued += announcements.fan_out(ann_id, enqueue_ex)
+    total = {"sent": 0, "skipped": 0, "failed": 0, "retried": 0}
+    limit = settings().email_sweep_limit
+    while True:
+        chunk = min(SWEEP_CHUNK, limit - swept)
+        r = mail.sweep(limit=chunk, totals=counters, full=every, queued=queued)
+        done = r["sent"] + r["skipped"] + r["failed"] + r["retry"]
+        swept += done
+        for k, src in (("sent", "sent"), ("skipped", "skipped"), ("failed", "failed"), ("retried", "retry")):
+            total[k] += r[src]
+        if done < chunk or swept >= limit:
+            return total, None
+        counters, every, queued = None, True, 0
+        if not more():
+            return total, {"swept": swept}
 
 
-def inactive_students() -> dict:
-    from ..engagement import reminders
+def _reminders_step(name: str) -> Step:
+    def step(state: dict, more: More) -> tuple[dict, dict | None]:
+        from ..engagement import reminders
 
-    return {"ok": True, **reminders.inactive_students()}
+        counts, after = getattr(reminders, name)(str(state.get("after") or ""), more)
+        return counts, (None if after is None else {"after": after})
 
-
-def deadline_reminders() -> dict:
-    from ..engagement import reminders
-
-    return {"ok": True, **reminders.deadline_reminders()}
+    return step
 
 
-def job_alerts() -> dict:
+def job_alerts_step(state: dict, more: More) -> tuple[dict, dict | None]:
     from ..jobs import alerts
 
-    return {"ok": True, **alerts.weekly_alerts()}
+    return alerts.weekly_alerts_from(state, more)
 
 
-_RUNNERS = {"process-emails": process_emails, "inactive-students": inactive_students,
-            "deadline-reminders": deadline_reminders, "job-alerts": job_alerts}
+STEPS: dict[str, Step] = {"process-emails": process_emails_step,
+                          "inactive-students": _reminders_step("inactive_students_from"),
+                          "deadline-reminders": _reminders_step("deadline_reminders_from"),
+                          "job-alerts": job_alerts_step}
+
+
+def run_steps(step: Step) -> dict:
+    """All of a job in this invocation (no time budget)."""
+    result, state = step({}, lambda: True)
+    while state is not None:
+        delta, state = step(state, lambda: True)
+        result = tasks.merge(result, delta)
+    return result
+
+
+def start(job: str, more: More) -> tuple[dict, str | None]:
+    """Run ``job`` while ``more()``; ``({ok, sent, skipped...}, None)`` when it finished (its run is
+    recorded), ``(partial counts, task id)`` when the worker goes on with it (``internships.tasks``)."""
+    result, task_id = tasks.run_or_defer("cron", job, STEPS[job], more)
+    result = {"ok": True, **result}
+    if task_id is None:
+        repo.record_run(job, clock.today(), result)
+    return result, task_id
 
 
 def run(job: str) -> dict:
-    result = _RUNNERS[job]()
+    result = {"ok": True, **run_steps(STEPS[job])}
     repo.record_run(job, clock.today(), result)
     return result

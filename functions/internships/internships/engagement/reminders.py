@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 
 from lambdakit import clock
 
@@ -20,6 +21,12 @@ from ..mail.outbox import enqueue_ex
 from ..settings import settings
 
 logger = logging.getLogger("internships.reminders")
+
+More = Callable[[], bool]
+
+
+def _always() -> bool:
+    return True
 
 
 def end_date(e: dict) -> dt.datetime | None:
@@ -44,11 +51,21 @@ def _queue(template: str, to: str | None, data: dict, key: str, user_id: str | N
 
 
 def deadline_reminders() -> dict:
+    return deadline_reminders_from("")[0]
+
+
+def deadline_reminders_from(after: str, more: More = _always) -> tuple[dict, str | None]:
+    """The reminders of the enrollments after the cursor while ``more()``: ``(counts, cursor to
+    resume from, or None when done)``. Idempotent per enrollment and day (the dedupe key)."""
     now = clock.now()
     day = clock.today()
     horizon = now + dt.timedelta(days=settings().deadline_reminder_days)
     sent = skipped = 0
-    for e in people.enrollments_with_status("active"):
+    last = after
+    for e in people.active_enrollments_after(after):
+        if not more():
+            return {"sent": sent, "skipped": skipped}, last
+        last = str(e.get("gsi3sk") or "")
         end = end_date(e)
         if not end or end < now or end > horizon:
             continue
@@ -61,7 +78,7 @@ def deadline_reminders() -> dict:
             sent += 1
         elif r is False:
             skipped += 1
-    return {"sent": sent, "skipped": skipped}
+    return {"sent": sent, "skipped": skipped}, None
 
 
 def _last_activity(e: dict) -> str:
@@ -73,12 +90,22 @@ def _last_activity(e: dict) -> str:
 
 
 def inactive_students() -> dict:
+    return inactive_students_from("")[0]
+
+
+def inactive_students_from(after: str, more: More = _always) -> tuple[dict, str | None]:
+    """As ``deadline_reminders_from``; a student with two enrollments in two runs is queued once (the
+    dedupe key) and counted skipped the second time."""
     s = settings()
     day = clock.today()
     cutoff = clock.iso(clock.now() - dt.timedelta(days=s.inactive_after_days))
     sent = skipped = 0
     seen: set[str] = set()
-    for e in people.enrollments_with_status("active"):
+    last = after
+    for e in people.active_enrollments_after(after):
+        if not more():
+            return {"sent": sent, "skipped": skipped}, last
+        last = str(e.get("gsi3sk") or "")
         uid = e.get("user_id")
         if not uid or uid in seen:
             continue
@@ -94,4 +121,4 @@ def inactive_students() -> dict:
             sent += 1
         elif r is False:
             skipped += 1
-    return {"sent": sent, "skipped": skipped}
+    return {"sent": sent, "skipped": skipped}, None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 
 from lambdakit import clock
 
@@ -34,14 +35,42 @@ def jobs_for_domain(domain_name: str, since: str, limit: int = 10) -> list[dict]
 
 
 def weekly_alerts() -> dict:
-    fetched = service.fetch_all()
+    return weekly_alerts_from({})[0]
+
+
+def _always() -> bool:
+    return True
+
+
+def weekly_alerts_from(state: dict, more: Callable[[], bool] = _always) -> tuple[dict, dict | None]:
+    """Resumable (``internships.tasks``): ``state`` ``{}`` (from the start), ``{"fetch": i}`` (the
+    sources from index i) or ``{"after": cursor}`` (the digests of the enrollments after it).
+    Returns ``(counts, next state or None when done)``."""
+    if "after" not in state:
+        r, nxt = service.fetch_from(int(state.get("fetch") or 0), more=more)
+        fetched = {"fetched": {k: r[k] for k in ("added", "updated", "sources")}}
+        if nxt is not None:
+            return {"sent": 0, "skipped": 0, **fetched}, {"fetch": nxt}
+        if not more():
+            return {"sent": 0, "skipped": 0, **fetched}, {"after": ""}
+        counts, after = _digests("", more)
+        return {**counts, **fetched}, (None if after is None else {"after": after})
+    counts, after = _digests(str(state["after"]), more)
+    return counts, (None if after is None else {"after": after})
+
+
+def _digests(after: str, more: Callable[[], bool]) -> tuple[dict, str | None]:
     now = clock.now()
     since = clock.iso(now - dt.timedelta(days=7))
     year, week, _ = now.isocalendar()
     sent = skipped = 0
     seen: set[str] = set()
     cache: dict[str, list[dict]] = {}
-    for e in people.enrollments_with_status("active"):
+    last = after
+    for e in people.active_enrollments_after(after):
+        if not more():
+            return {"sent": sent, "skipped": skipped}, last
+        last = str(e.get("gsi3sk") or "")
         uid = e.get("user_id")
         if not uid or uid in seen or not e.get("student_email"):
             continue
@@ -62,4 +91,4 @@ def weekly_alerts() -> dict:
             continue
         sent += int(created)
         skipped += int(not created)
-    return {"sent": sent, "skipped": skipped, "fetched": {k: fetched[k] for k in ("added", "updated", "sources")}}
+    return {"sent": sent, "skipped": skipped}, None

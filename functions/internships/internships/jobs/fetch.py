@@ -9,6 +9,7 @@ plain http, are allowed only when Stage is ``local`` (fixture feeds on 127.0.0.1
 from __future__ import annotations
 
 import http.client
+from time import monotonic
 from urllib.parse import urljoin
 
 from lambdakit import ssrf
@@ -24,12 +25,18 @@ class FetchError(Exception):
 
 
 def fetch(url: str, *, accept: str = "*/*") -> bytes:
+    """One source: ``jobs_fetch_timeout_seconds`` bounds all its hops together (redirects included),
+    so a source fits the routes' time margin (``internships.tasks``, issue 33 item 6)."""
     s = settings()
     local = s.is_local
+    deadline = monotonic() + s.jobs_fetch_timeout_seconds
     for _ in range(MAX_REDIRECTS + 1):
+        left = deadline - monotonic()
+        if left <= 0.05:
+            raise FetchError("unreachable: timed out")
         try:
             resp = ssrf.fetch(url, headers={"User-Agent": USER_AGENT, "Accept": accept}, allow_private=local,
-                              require_https=not local, timeout=s.jobs_fetch_timeout_seconds,
+                              require_https=not local, timeout=left,
                               max_bytes=s.jobs_max_response_bytes)
         except ssrf.UnsafeUrl as exc:
             raise FetchError(f"refused URL: {exc}") from None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -68,21 +69,64 @@ def _source_name(url: str) -> str:
     return (urlsplit(url).hostname or "feed")[:60]
 
 
-def fetch_rss() -> dict:
+def _fetch_feed(url: str) -> dict:
     s = settings()
-    result: dict[str, Any] = {"added": 0, "updated": 0, "sources": 0, "errors": []}
-    for url in _split(s.jobs_rss_feeds):
-        try:
-            data = fetch(url, accept="application/rss+xml, application/atom+xml, application/xml, text/xml")
-            records = parse.from_feed(data, f"rss:{_source_name(url)}", s.jobs_max_per_source)
-        except FetchError as exc:
-            result["errors"].append({"source": _source_name(url), "error": str(exc)})
-            continue
-        r = ingest(records)
-        result["added"] += r["added"]
-        result["updated"] += r["updated"]
-        result["sources"] += 1
-    return result
+    try:
+        data = fetch(url, accept="application/rss+xml, application/atom+xml, application/xml, text/xml")
+        records = parse.from_feed(data, f"rss:{_source_name(url)}", s.jobs_max_per_source)
+    except FetchError as exc:
+        return {"added": 0, "updated": 0, "sources": 0, "errors": [{"source": _source_name(url), "error": str(exc)}]}
+    return {**ingest(records), "sources": 1, "errors": []}
+
+
+def fetch_sources(rss_only: bool = False) -> list[tuple[str, str]]:
+    """The configured sources in a fixed order (a resumed fetch counts on it): feeds, then searches."""
+    s = settings()
+    out = [("rss", u) for u in _split(s.jobs_rss_feeds)]
+    if not rss_only and s.jobs_search_url:
+        out += [("search", q) for q in _split(s.jobs_default_queries)]
+    return out
+
+
+def _always() -> bool:
+    return True
+
+
+def fetch_from(start: int, rss_only: bool = False, more: Callable[[], bool] = _always) -> tuple[dict, int | None]:
+    """Fetch the sources from index ``start`` while ``more()``: ``(counts, next index or None when
+    done)``. Each source is an upsert of its listings (idempotent: a redone source updates)."""
+    total: dict[str, Any] = {"added": 0, "updated": 0, "sources": 0, "errors": []}
+    sources = fetch_sources(rss_only)
+    i = start
+    while i < len(sources):
+        if not more():
+            return total, i
+        kind, value = sources[i]
+        r = _fetch_feed(value) if kind == "rss" else fetch_search(value)
+        for k in ("added", "updated", "sources"):
+            total[k] += r[k]
+        total["errors"] += r["errors"]
+        i += 1
+    return total, None
+
+
+def fetch_rss() -> dict:
+    return fetch_from(0, rss_only=True)[0]
+
+
+def fetch_all_step(state: dict, more: Callable[[], bool]) -> tuple[dict, dict | None]:
+    """``fetch-all`` as a resumable step (``internships.tasks``): state ``{"next": source index}``."""
+    r, nxt = fetch_from(int(state.get("next") or 0), more=more)
+    return r, (None if nxt is None else {"next": nxt})
+
+
+def fetch_rss_step(state: dict, more: Callable[[], bool]) -> tuple[dict, dict | None]:
+    r, nxt = fetch_from(int(state.get("next") or 0), rss_only=True, more=more)
+    return r, (None if nxt is None else {"next": nxt})
+
+
+#: The admin fetches that run as tasks when they outlast a request (the worker resumes them by kind).
+TASK_STEPS = {"jobs-fetch-all": fetch_all_step, "jobs-fetch-rss": fetch_rss_step}
 
 
 def fetch_search(query: str, location: str = "") -> dict:
@@ -99,15 +143,7 @@ def fetch_search(query: str, location: str = "") -> dict:
 
 
 def fetch_all() -> dict:
-    total = {"added": 0, "updated": 0, "sources": 0, "errors": []}
-    parts = [fetch_rss()]
-    if settings().jobs_search_url:
-        parts += [fetch_search(q) for q in _split(settings().jobs_default_queries)]
-    for p in parts:
-        for k in ("added", "updated", "sources"):
-            total[k] += p[k]
-        total["errors"] += p["errors"]
-    return total
+    return fetch_from(0)[0]
 
 
 def refresh(query: str | None) -> dict:
