@@ -95,7 +95,7 @@ def student_analytics(p: Principal, student_id: str) -> dict:
         tid = a["test_id"]
         if tid not in visible:
             from ..attempts.views import results_visible
-            from ..tests import repository as trepo
+            from ..papers import repository as trepo
 
             visible[tid] = results_visible(p, trepo.get(tid))
         if not visible[tid]:
@@ -211,7 +211,7 @@ def _expiring_rows(subs: list[dict], names: dict[str, dict]) -> list[dict]:
 def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
     from ..attempts import repository as arepo
     from ..stats import counters
-    from ..tests import repository as trepo
+    from ..papers import repository as trepo
 
     act_key = repo.activity_key(clock.today(), cid)
     c, found = counters.read_with(cid, [act_key], have=have)  # the counters and today's activity: one call

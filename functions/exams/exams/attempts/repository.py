@@ -86,7 +86,7 @@ def get_with_answers(attempt_id: str) -> tuple[dict | None, dict[str, dict]]:
 def test_key_and_meta(test_id: str) -> tuple[dict | None, dict | None]:
     """Answer key and test settings in one query (``KEY``, ``KEY#<nnnn>`` when the key is cut into
     several items, and ``META`` sort next to each other)."""
-    from ..tests.repository import merge_key
+    from ..papers.repository import merge_key
 
     items = table().query_all(f"TEST#{test_id}", sk_between=("KEY", "META"))
     meta = next((i for i in items if i["sk"] == "META"), None)
@@ -122,7 +122,7 @@ def test_and_count_keys(test_id: str) -> list[tuple[str, str]]:
 
 def test_and_count(test_id: str, *, have: Mapping[tuple[str, str], dict | None] | None = None
                    ) -> tuple[dict | None, dict]:
-    """The test (as ``tests.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
+    """The test (as ``papers.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
     one BatchGetItem, eventually consistent like both. ``have``: items read with authentication in
     this request (``identity.reads``), by key (``None``: no such item): used when it holds both."""
     test_key, count_key = test_and_count_keys(test_id)

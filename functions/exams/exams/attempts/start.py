@@ -13,8 +13,8 @@ from lambdakit.security import random_token, sha256_hex
 
 from ..identity import Principal, ensure_object_tenant, ensure_self, tenant_student
 from ..settings import settings
-from ..tests import repository as trepo
-from ..tests import service as tests
+from ..papers import repository as trepo
+from ..papers import service as papers
 from . import guests, paper
 from . import repository as repo
 from .submission import auto_submit
@@ -35,7 +35,7 @@ def _window_check(t: dict, now_ts: float) -> None:
 
 def _test_by_share_code(code: Any) -> str:
     c = str(code).strip().upper()
-    ref = trepo.by_share_code(c) if tests.SHARE_RE.match(c) else None
+    ref = trepo.by_share_code(c) if papers.SHARE_RE.match(c) else None
     if not ref:
         raise NotFound("Unknown share code", code="INVALID_SHARE_CODE")
     return ref["test_id"]
@@ -89,7 +89,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
         test_id = str(given)
     key_item, t = repo.test_key_and_meta(str(test_id))
     if not t or t.get("deleted_at"):
-        raise tests.test_not_found(str(test_id))
+        raise papers.test_not_found(str(test_id))
     student_id = None
     if p is not None:
         ensure_object_tenant(p, t["client_id"])
