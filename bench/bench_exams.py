@@ -71,9 +71,9 @@ def main(quick: bool) -> dict:
         from exams.clients.models import CreateClient
         from exams.clients.service import create_client
         from exams.identity import Principal
+        from exams.papers import service as papers
         from exams.proctoring import service as proctoring
         from exams.questions import service as questions
-        from exams.papers import service as papers
 
         sa = Principal("sa", "super_admin", None, "sa@example.com", "SA")
         client = create_client(sa, CreateClient(name="Bench", plan_id="enterprise"))

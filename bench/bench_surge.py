@@ -221,8 +221,8 @@ def exam_start(quick: bool) -> dict:
     from exams.clients.models import CreateClient
     from exams.clients.service import create_client
     from exams.identity import Principal
-    from exams.questions import service as questions
     from exams.papers import service as papers
+    from exams.questions import service as questions
     from lambdakit import clock
 
     sa = Principal("sa", "super_admin", None, "sa@example.com", "SA")

@@ -380,9 +380,9 @@ def _seed_exams() -> dict[str, str]:
     from exams.clients.models import CreateClient
     from exams.clients.service import create_client
     from exams.identity import Principal
+    from exams.papers import service as papers
     from exams.proctoring import service as proctoring
     from exams.questions import service as questions
-    from exams.papers import service as papers
     from exams.users.models import CreateUser
     from exams.users.service import create_user
 

@@ -172,3 +172,13 @@ class Model(BaseModel):
         for name, v in (self.model_extra or {}).items():
             check_value(v, name, multiline=True)
         return self
+
+
+def dump(model: type[BaseModel], data: Any, *, exclude_unset: bool = False) -> Any:
+    """A route's answer through its response model (issue 35): ``data`` (a stored item, a dict, a
+    model) validated by ``model`` and serialised to JSON types. Keys the model does not declare are
+    dropped (response models keep pydantic's default ``extra="ignore"``), so what the OpenAPI
+    document shows is what leaves the service and nothing else. ``exclude_unset``: keys absent
+    from ``data`` stay absent (views of stored items, whose optional attributes exist only once
+    set); otherwise every declared field is present, ``null`` when unknown."""
+    return model.model_validate(data).model_dump(mode="json", exclude_unset=exclude_unset)

@@ -83,16 +83,6 @@ def get_with_answers(attempt_id: str) -> tuple[dict | None, dict[str, dict]]:
     return meta, answers
 
 
-def test_key_and_meta(test_id: str) -> tuple[dict | None, dict | None]:
-    """Answer key and test settings in one query (``KEY``, ``KEY#<nnnn>`` when the key is cut into
-    several items, and ``META`` sort next to each other)."""
-    from ..papers.repository import merge_key
-
-    items = table().query_all(f"TEST#{test_id}", sk_between=("KEY", "META"))
-    meta = next((i for i in items if i["sk"] == "META"), None)
-    return merge_key(items), strip_keys(meta)
-
-
 def candidate(test_id: str, candidate_id: str) -> dict | None:
     return table().get(f"TEST#{test_id}", f"CAND#{candidate_id}", consistent=True)
 

@@ -12,9 +12,9 @@ from lambdakit.observability import count
 from lambdakit.security import random_token, sha256_hex
 
 from ..identity import Principal, ensure_object_tenant, ensure_self, tenant_student
-from ..settings import settings
 from ..papers import repository as trepo
 from ..papers import service as papers
+from ..settings import settings
 from . import guests, paper
 from . import repository as repo
 from .submission import auto_submit
@@ -87,7 +87,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
         if not given:
             raise ValidationFailed("test_id is required", fields={"test_id": "Required"})
         test_id = str(given)
-    key_item, t = repo.test_key_and_meta(str(test_id))
+    key_item, t = papers.key_and_test(str(test_id))
     if not t or t.get("deleted_at"):
         raise papers.test_not_found(str(test_id))
     student_id = None
@@ -138,7 +138,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
         "started_at": now_iso, "started_ts": now_ts, "deadline_ts": deadline_ts,
         "deadline": paper.iso_at(deadline_ts), "duration_seconds": duration,
         "sections": sections, "order": order, "furthest_section": 0, "risk_score": 0, "event_count": 0,
-        "attempt_number": used + 1, "test_name": t.get("test_name"),
+        "attempt_number": used + 1, "test_name": papers.for_attempt(t).test_name,  # kept for the lists
         "started_by": None if p is None else p.user_id,
         "max_candidates": int(max_c) if guest and max_c else None,
     }
@@ -161,7 +161,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
 
     record("attempt.start", "attempt", attempt_id, user_id=p.user_id if p else None, client_id=t["client_id"],
            metadata={"test_id": t["id"], "guest": guest})
-    out = present(a, t, p)
+    out = {**present(a, t, p), **papers.for_attempt(t).model_dump(mode="json")}
     out["attempt_token"] = token
     if ident:
         out["guest_token"] = ident.token
@@ -171,7 +171,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
 def _start_conflict(exc: ConditionFailed, t: dict, allowed: int, used: int, guest: bool) -> ApiError:
     reasons = exc.reasons or []
     if len(reasons) > 2 and reasons[2] == "ConditionalCheckFailed":
-        cur = repo.test_key_and_meta(t["id"])[1] or t
+        cur = papers.key_and_test(t["id"])[1] or t
         if cur.get("status") != "published":
             return ApiError("The test is not active", code="TEST_NOT_ACTIVE", status=400)
         return guests.capacity(t.get("max_candidates") or 0)

@@ -82,7 +82,9 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
            p: Principal | None) -> dict:
     """``AttemptDetail``: the summary plus the attempt's questions (``questions``: the test's paper),
     its sections with their closing times, the saved answers and, once visible, the results."""
-    out = present(a, test, p)
+    from ..papers.service import for_attempt  # the test's fields for its taker: the papers domain's view
+
+    out = {**present(a, test, p), **(for_attempt(test).model_dump(mode="json") if test else {})}
     visible = results_visible(p, test)
     a = projection(a, visible)
     papers = {q["id"]: q for q in questions}

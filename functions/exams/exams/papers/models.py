@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, ConfigDict, Field, RootModel, field_validator
 
 from lambdakit.model import Model
 
@@ -10,13 +10,21 @@ from ..apidoc import CursorPageQuery
 
 Flag = Literal[0, 1]
 
+#: Issue 23 rule 3: questions of one test, all sections together (``question_ids`` and each
+#: section's list are each capped at this by the request model; 50 sections could hold 25,000).
+#: Bounds the test item, its answer key and every attempt's order and results.
+MAX_TEST_QUESTIONS = 500
+MAX_SECTIONS = 50
+#: ``instructions``: plain text (several lines) shown to whoever takes the test.
+MAX_INSTRUCTIONS = 2000
+
 
 class SectionIn(Model):
     model_config = ConfigDict(extra="ignore")
 
     id: str | None = Field(default=None, max_length=64)
     title: str = Field(default="", max_length=200)
-    question_ids: list[str] = Field(default_factory=list, max_length=500)
+    question_ids: list[str] = Field(default_factory=list, max_length=MAX_TEST_QUESTIONS)
     duration_minutes: float | None = Field(default=None, gt=0, le=24 * 60)
     negative_marks_ratio: float | None = Field(default=None, ge=0, le=1)
     shuffle_questions: bool | None = None
@@ -40,12 +48,12 @@ class TestFields(Model):
     folder_id: str | None = Field(default=None, max_length=128)
     allow_guests: bool | None = None
     show_results_after_submission: bool | None = None
-    question_ids: list[str] | None = Field(default=None, max_length=500, description=(
-        "At most 500 question ids. A test holds at most 500 questions in all (with `sections`, across all "
-        "sections together): more is a 400 `INVALID_TEST_CONFIGURATION` with `details.reason` "
-        "`too_many_questions` and `details.limit` 500."))
-    sections: list[SectionIn] | None = Field(default=None, max_length=50, description=(
-        "At most 50 sections and at most 500 questions across all sections together."))
+    question_ids: list[str] | None = Field(default=None, max_length=MAX_TEST_QUESTIONS, description=(
+        f"At most {MAX_TEST_QUESTIONS} question ids. A test holds at most {MAX_TEST_QUESTIONS} questions in all "
+        "(with `sections`, across all sections together): more is a 400 `INVALID_TEST_CONFIGURATION` with "
+        f"`details.reason` `too_many_questions` and `details.limit` {MAX_TEST_QUESTIONS}."))
+    sections: list[SectionIn] | None = Field(default=None, max_length=MAX_SECTIONS, description=(
+        f"At most {MAX_SECTIONS} sections and at most {MAX_TEST_QUESTIONS} questions across all sections together."))
     scheduled_start: str | None = None
     scheduled_end: str | None = None
     timezone: str | None = Field(default=None, max_length=64)
@@ -58,6 +66,9 @@ class TestFields(Model):
     active_status: Flag | None = None
     status: Literal["draft", "published", "archived"] | None = None
     result_status: Literal["pending", "published"] | None = None
+    instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS, description=(
+        f"Plain text for the test taker (several lines allowed, at most {MAX_INSTRUCTIONS} characters); shown "
+        "to students, share-code visitors and on the attempt (start and detail)."))
 
     @field_validator("shuffle", "shuffle_options", "allow_review", "negative_marking", "active_status", mode="before")
     @classmethod
@@ -80,21 +91,77 @@ class CloneIn(Model):
     package_id: str | None = Field(default=None, max_length=64)
 
 
-# ---------------------------------------------------------------- OpenAPI-only models
-class TestOut(Model):
-    """A test: the full item for admins, the public fields for students and share-code lookups."""
-    model_config = ConfigDict(extra="allow")
+# ---------------------------------------------------------------- response models (issue 35)
+# Each view is what one kind of caller gets, serialised through ``lambdakit.model.dump``: a key a
+# view does not declare never leaves the service. A field settable in ``TestFields`` appears in
+# ``TestAdminView`` by inheritance; one a test taker should see is also declared in
+# ``TestTakerFields`` (students, share-code visitors, attempts). docs/exams-architecture.md,
+# "Adding a field".
+class TestTakerFields(Model):
+    """The test's fields its takers see: the student and share-code views, and every attempt."""
+
+    test_name: str | None = None
+    instructions: str | None = None
+
+
+class TestAttemptView(TestTakerFields):
+    """The test's fields copied onto an attempt's start and detail answers (``papers.service.for_attempt``)."""
+
+
+class SectionSummary(Model):
+    id: str
+    title: str | None = None
+    duration_minutes: float | None = None
+    question_count: int = 0
+
+
+class TestStudentView(TestTakerFields):
+    """A published test as a student sees it (no question ids, no answer keys, no billing)."""
 
     id: str
-    test_name: str | None = None
     description: str | None = None
     timer: int | None = None
+    allow_review: int | None = None
+    negative_marking: int | None = None
+    allow_guests: bool | None = None
+    show_results_after_submission: bool | None = None
     status: str | None = None
     share_code: str | None = None
+    scheduled_start: str | None = None
+    scheduled_end: str | None = None
+    timezone: str | None = None
+    camera_required: bool | None = None
     question_count: int | None = None
-    client_id: str | None = None
-    result_status: str | None = None
-    sections: list[dict] | None = None
+    active_status: int | None = None
+    attempts_allowed: int | None = None
+    sections: list[SectionSummary] = Field(default_factory=list)
+
+
+class TestShareView(TestStudentView):
+    """A test found by its share code (no token): today the same fields as a student's view."""
+
+
+class TestAdminView(TestFields):
+    """A test as its tenant's client admins and the super admin see it: every settable field (as
+    stored: a field never set is absent) and the server's own."""
+
+    id: str
+    client_id: str
+    test_name: str | None = None
+    sections: list[SectionIn] | None = None
+    package_id: str | None = None
+    share_code: str | None = None
+    question_count: int | None = None
+    candidate_count: int | None = None
+    max_candidates: int | None = None
+    max_questions: int | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    published_at: str | None = None
+
+
+class TestOut(RootModel[TestAdminView | TestStudentView | TestShareView]):
+    """A test: ``TestAdminView`` for admins, ``TestStudentView`` for students, ``TestShareView`` for share codes."""
 
 
 class TestListQuery(CursorPageQuery):
