@@ -32,28 +32,29 @@ class SectionIn(Model):
     lock_navigation: bool = False
 
 
-class TestFields(Model):
-    """Every settable field of a test (create and update)."""
+class TestBrief(Model):
+    """The test's fields shown with each of its attempts (start and detail), and in every view of
+    the test. Issue 35: a field is declared once, on the widest audience that sees it: here
+    (attempts too), ``TestTakerFields`` (students and share-code visitors) or ``TestFields``
+    (admins only); the request model and every narrower view inherit it."""
 
     model_config = ConfigDict(extra="ignore")
 
     test_name: str | None = Field(default=None, min_length=1, max_length=300)
+    instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS, description=(
+        f"Plain text for the test taker (several lines allowed, at most {MAX_INSTRUCTIONS} characters); shown "
+        "to students, share-code visitors and on the attempt (start and detail)."))
+
+
+class TestTakerFields(TestBrief):
+    """Settable fields students and share-code visitors see (``TestStudentView``, ``TestShareView``)."""
+
     description: str | None = Field(default=None, max_length=5000)
     timer: int | None = None
-    shuffle: Flag | None = None
-    shuffle_options: Flag | None = None
     allow_review: Flag | None = None
     negative_marking: Flag | None = None
-    negative_marks_ratio: float | None = Field(default=None, ge=0, le=1)
-    folder_id: str | None = Field(default=None, max_length=128)
     allow_guests: bool | None = None
     show_results_after_submission: bool | None = None
-    question_ids: list[str] | None = Field(default=None, max_length=MAX_TEST_QUESTIONS, description=(
-        f"At most {MAX_TEST_QUESTIONS} question ids. A test holds at most {MAX_TEST_QUESTIONS} questions in all "
-        "(with `sections`, across all sections together): more is a 400 `INVALID_TEST_CONFIGURATION` with "
-        f"`details.reason` `too_many_questions` and `details.limit` {MAX_TEST_QUESTIONS}."))
-    sections: list[SectionIn] | None = Field(default=None, max_length=MAX_SECTIONS, description=(
-        f"At most {MAX_SECTIONS} sections and at most {MAX_TEST_QUESTIONS} questions across all sections together."))
     scheduled_start: str | None = None
     scheduled_end: str | None = None
     timezone: str | None = Field(default=None, max_length=64)
@@ -62,13 +63,25 @@ class TestFields(Model):
         description="Attempts per student or guest identity, 0 = unlimited (also accepted as `allowed_attempts`, "
                     "the name of ATTEMPT_LIMIT_EXCEEDED's detail)")
     camera_required: bool | None = None
-    passing_percentage: float | None = Field(default=None, ge=0, le=100)
     active_status: Flag | None = None
     status: Literal["draft", "published", "archived"] | None = None
+
+
+class TestFields(TestTakerFields):
+    """Every settable field of a test (create and update): the takers' fields and the admins' own."""
+
+    shuffle: Flag | None = None
+    shuffle_options: Flag | None = None
+    negative_marks_ratio: float | None = Field(default=None, ge=0, le=1)
+    folder_id: str | None = Field(default=None, max_length=128)
+    question_ids: list[str] | None = Field(default=None, max_length=MAX_TEST_QUESTIONS, description=(
+        f"At most {MAX_TEST_QUESTIONS} question ids. A test holds at most {MAX_TEST_QUESTIONS} questions in all "
+        "(with `sections`, across all sections together): more is a 400 `INVALID_TEST_CONFIGURATION` with "
+        f"`details.reason` `too_many_questions` and `details.limit` {MAX_TEST_QUESTIONS}."))
+    sections: list[SectionIn] | None = Field(default=None, max_length=MAX_SECTIONS, description=(
+        f"At most {MAX_SECTIONS} sections and at most {MAX_TEST_QUESTIONS} questions across all sections together."))
+    passing_percentage: float | None = Field(default=None, ge=0, le=100)
     result_status: Literal["pending", "published"] | None = None
-    instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS, description=(
-        f"Plain text for the test taker (several lines allowed, at most {MAX_INSTRUCTIONS} characters); shown "
-        "to students, share-code visitors and on the attempt (start and detail)."))
 
     @field_validator("shuffle", "shuffle_options", "allow_review", "negative_marking", "active_status", mode="before")
     @classmethod
@@ -93,19 +106,9 @@ class CloneIn(Model):
 
 # ---------------------------------------------------------------- response models (issue 35)
 # Each view is what one kind of caller gets, serialised through ``lambdakit.model.dump``: a key a
-# view does not declare never leaves the service. A field settable in ``TestFields`` appears in
-# ``TestAdminView`` by inheritance; one a test taker should see is also declared in
-# ``TestTakerFields`` (students, share-code visitors, attempts). docs/exams-architecture.md,
-# "Adding a field".
-class TestTakerFields(Model):
-    """The test's fields its takers see: the student and share-code views, and every attempt."""
-
-    test_name: str | None = None
-    instructions: str | None = None
-
-
-class TestAttemptView(TestTakerFields):
-    """The test's fields copied onto an attempt's start and detail answers (``papers.service.for_attempt``)."""
+# view does not declare never leaves the service. docs/exams-architecture.md, "Adding a field".
+class TestAttemptView(TestBrief):
+    """The test's fields merged into an attempt's start and detail answers (``papers.service.for_attempt``)."""
 
 
 class SectionSummary(Model):
@@ -116,24 +119,12 @@ class SectionSummary(Model):
 
 
 class TestStudentView(TestTakerFields):
-    """A published test as a student sees it (no question ids, no answer keys, no billing)."""
+    """A published test as a student sees it (no question ids, no answer keys, no billing): every
+    field present, ``null`` when unset."""
 
     id: str
-    description: str | None = None
-    timer: int | None = None
-    allow_review: int | None = None
-    negative_marking: int | None = None
-    allow_guests: bool | None = None
-    show_results_after_submission: bool | None = None
-    status: str | None = None
     share_code: str | None = None
-    scheduled_start: str | None = None
-    scheduled_end: str | None = None
-    timezone: str | None = None
-    camera_required: bool | None = None
     question_count: int | None = None
-    active_status: int | None = None
-    attempts_allowed: int | None = None
     sections: list[SectionSummary] = Field(default_factory=list)
 
 
@@ -147,8 +138,6 @@ class TestAdminView(TestFields):
 
     id: str
     client_id: str
-    test_name: str | None = None
-    sections: list[SectionIn] | None = None
     package_id: str | None = None
     share_code: str | None = None
     question_count: int | None = None
