@@ -41,8 +41,11 @@ def test_instructions_reach_every_caller_and_only_documented_keys_leave(tenant):
 
     a = tenant.start(t)
     assert a["instructions"] == TEXT and a["test_name"] == t["test_name"]
+    conforms(a, "AttemptStartView", every_field=False)
     detail = app.exams.get(f"/api/attempts/{a['id']}", headers=st.headers).json()["data"]
     assert detail["instructions"] == TEXT
+    conforms(detail, "AttemptDetailView", every_field=False)
+    assert isinstance(detail["risk_score"], int)  # whole numbers stay integers, as the envelope writes them
 
     r = app.exams.post("/api/rpc/clone-test", json={"test_id": t["id"]}, headers=ca.headers)
     assert r.status == 201 and r.json()["data"]["instructions"] == TEXT  # every settable field is copied

@@ -161,11 +161,14 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
 
     record("attempt.start", "attempt", attempt_id, user_id=p.user_id if p else None, client_id=t["client_id"],
            metadata={"test_id": t["id"], "guest": guest})
-    out = {**present(a, t, p), **papers.for_attempt(t).model_dump(mode="json")}
-    out["attempt_token"] = token
+    from lambdakit.model import dump
+
+    from .models import AttemptStartView
+
+    out = {**present(a, t, p), **papers.for_attempt(t).model_dump(), "attempt_token": token}
     if ident:
         out["guest_token"] = ident.token
-    return out
+    return dump(AttemptStartView, out, exclude_unset=True)
 
 
 def _start_conflict(exc: ConditionFailed, t: dict, allowed: int, used: int, guest: bool) -> ApiError:
