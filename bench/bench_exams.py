@@ -71,9 +71,9 @@ def main(quick: bool) -> dict:
         from exams.clients.models import CreateClient
         from exams.clients.service import create_client
         from exams.identity import Principal
+        from exams.papers import service as papers
         from exams.proctoring import service as proctoring
         from exams.questions import service as questions
-        from exams.tests import service as tests
 
         sa = Principal("sa", "super_admin", None, "sa@example.com", "SA")
         client = create_client(sa, CreateClient(name="Bench", plan_id="enterprise"))
@@ -84,9 +84,9 @@ def main(quick: bool) -> dict:
                + rows).encode()
         questions.import_csv(ca, csv, client_id=None, folder_id="bench", package_id=None, max_rows=1000)
         qs, _, _ = questions.list_questions(ca, None, "bench", page=1, limit=200, cursor=None)
-        t = tests.create(ca, {"test_name": "Bench", "timer": 60, "question_ids": [q["id"] for q in qs],
+        t = papers.create(ca, {"test_name": "Bench", "timer": 60, "question_ids": [q["id"] for q in qs],
                               "negative_marking": 1})
-        tests.publish(ca, t["id"])
+        papers.publish(ca, t["id"])
 
         # A process's first submit on a fold shard writes the shard's occupancy marker first
         # (lambdakit.occupancy: at most once per shard per process per REUSE_SECONDS, amortised

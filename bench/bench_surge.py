@@ -221,8 +221,8 @@ def exam_start(quick: bool) -> dict:
     from exams.clients.models import CreateClient
     from exams.clients.service import create_client
     from exams.identity import Principal
+    from exams.papers import service as papers
     from exams.questions import service as questions
-    from exams.tests import service as tests
     from lambdakit import clock
 
     sa = Principal("sa", "super_admin", None, "sa@example.com", "SA")
@@ -236,10 +236,10 @@ def exam_start(quick: bool) -> dict:
     t0 = time.time() + 10
     duration = timer_min * 60
     end = t0 + duration  # scheduled end: every attempt's deadline (those who start later get less time)
-    t = tests.create(ca, {"test_name": "Surge", "timer": timer_min, "question_ids": [q["id"] for q in qs],
+    t = papers.create(ca, {"test_name": "Surge", "timer": timer_min, "question_ids": [q["id"] for q in qs],
                           "scheduled_start": clock.iso(_at(t0 - 60)),
                           "scheduled_end": clock.iso(_at(end))})
-    tests.publish(ca, t["id"])
+    papers.publish(ca, t["id"])
     state: dict[str, dict] = {}
     events: list[tuple] = []
     manual = 0

@@ -380,9 +380,9 @@ def _seed_exams() -> dict[str, str]:
     from exams.clients.models import CreateClient
     from exams.clients.service import create_client
     from exams.identity import Principal
+    from exams.papers import service as papers
     from exams.proctoring import service as proctoring
     from exams.questions import service as questions
-    from exams.tests import service as tests
     from exams.users.models import CreateUser
     from exams.users.service import create_user
 
@@ -394,8 +394,8 @@ def _seed_exams() -> dict[str, str]:
     student = Principal(st["id"], "student", cid, st["email"], st.get("name") or "Sample Student")
     q = questions.create(ca, {"question_text": "2 + 2 = ?", "question_type": "mcq", "option_a": "3", "option_b": "4",
                               "option_c": "5", "option_d": "22", "correct_answer": "B", "marks": 1})
-    t = tests.create(ca, {"test_name": "Sample test", "timer": 30, "question_ids": [q["id"]]})
-    tests.publish(ca, t["id"])
+    t = papers.create(ca, {"test_name": "Sample test", "timer": 30, "question_ids": [q["id"]]})
+    papers.publish(ca, t["id"])
     a = start(student, {"test_id": t["id"], "student_id": student.user_id})
     answers.save_answers(student, a["id"], None, [{"question_id": q["id"], "answer": "B"}])
     proctoring.record_event(student, None, {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"})

@@ -172,3 +172,30 @@ class Model(BaseModel):
         for name, v in (self.model_extra or {}).items():
             check_value(v, name, multiline=True)
         return self
+
+
+def _plain(v: Any, *, whole: bool) -> Any:
+    """Numbers as the envelope writes them: a whole number as an integer (``Decimal`` from DynamoDB
+    included), anything else unchanged; walks lists and dicts."""
+    if isinstance(v, dict):
+        return {k: _plain(x, whole=whole) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x, whole=whole) for x in v]
+    if isinstance(v, Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if whole and isinstance(v, float) and v.is_integer() and abs(v) < MAX_INT_EXCLUSIVE:
+        return int(v)
+    return v
+
+
+def dump(model: type[BaseModel], data: Any, *, exclude_unset: bool = False) -> Any:
+    """A route's answer through its response model (issue 35): ``data`` (a stored item, a dict)
+    validated by ``model`` and serialised to JSON types. Keys the model does not declare are
+    dropped (response models keep pydantic's default ``extra="ignore"``), so what the OpenAPI
+    document shows is what leaves the service and nothing else. ``exclude_unset``: keys absent
+    from ``data`` stay absent (views of stored items, whose optional attributes exist only once
+    set); otherwise every declared field is present, ``null`` when unknown. Numbers come out as
+    the envelope writes stored ones: a whole number as an integer (``40``, not ``40.0``)."""
+    if isinstance(data, dict):
+        data = _plain(data, whole=False)
+    return _plain(model.model_validate(data).model_dump(mode="json", exclude_unset=exclude_unset), whole=True)

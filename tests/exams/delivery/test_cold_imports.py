@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[3]
 NOT_AT_IMPORT = {
     "exams.attempts.handler": {"exams.attempts.start", "exams.attempts.answers", "exams.attempts.submission",
                                "exams.attempts.grades", "exams.attempts.guests", "exams.grading",
-                               "exams.tests.service", "exams.attempts.models", "exams.tests.repository"},
+                               "exams.papers.service", "exams.attempts.models", "exams.papers.repository"},
     "exams.proctoring.handler": {"exams.attempts.submission", "exams.grading", "lambdakit.multipart",
                                  "lambdakit.s3", "exams.proctoring.models"},
     "exams.users.handler": {"exams.users.models", "pydantic.networks", "exams.billing.repository",
@@ -40,7 +40,7 @@ NOT_AT_IMPORT = {
     "exams.admin.handler": {"exams.admin.models"},
     "exams.analytics.handler": {"exams.analytics.itemstats", "exams.grading", "exams.analytics.models"},
     "exams.questions.handler": {"exams.questions.rules", "exams.questions.models"},
-    "exams.tests.handler": {"exams.tests.models", "exams.grading"},
+    "exams.papers.handler": {"exams.papers.models", "exams.grading"},
 }
 #: the audit rows' storage (and its sharded counters): only writes (and the audit log's total) use it
 for _handler in set(NOT_AT_IMPORT) - {"exams.admin.handler"}:
@@ -96,7 +96,7 @@ def _requests(exams_app, exam_users, tenant) -> list[tuple[str, object, dict, se
         ("/api/attempts", sa, {"test_id": t["id"]},  # the test with its totals: no tests.repository
          NOT_AT_IMPORT["exams.attempts.handler"]),
         ("/api/attempts", tenant.students[0], {"student_id": tenant.students[0].id},  # reads each test
-         NOT_AT_IMPORT["exams.attempts.handler"] - {"exams.tests.repository"}),
+         NOT_AT_IMPORT["exams.attempts.handler"] - {"exams.papers.repository"}),
         ("/api/proctoring/events", tenant.students[0], {"attempt_id": a["id"]},
          NOT_AT_IMPORT["exams.proctoring.handler"]),
         ("/api/profiles", sa, {}, NOT_AT_IMPORT["exams.users.handler"]),

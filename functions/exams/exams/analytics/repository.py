@@ -71,7 +71,7 @@ def test_with_item_stats(test_id: str) -> tuple[dict | None, list[dict], dict | 
     item statistics (``ISTAT#``) in one query (eventually consistent, like each of their own reads):
     their sort keys lie side by side from ``ISTAT#`` to ``PAPER#``; anything else between is ignored.
     ``(test without keys or None, questions, key or None, {question id: item statistics})``."""
-    from ..tests.repository import merge_key
+    from ..papers.repository import merge_key
 
     meta: dict | None = None
     questions: list[dict] = []

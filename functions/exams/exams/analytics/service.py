@@ -37,9 +37,10 @@ def _r(x: Any, nd: int = 6) -> Any:
 
 def test_analytics(p: Principal, test_id: str) -> dict:
     from ..attempts import repository as arepo
+    from ..papers.service import key_and_test
     from . import itemstats  # item statistics (and grading's definitions): only the analytics routes
 
-    key_item, t = arepo.test_key_and_meta(test_id)
+    key_item, t = key_and_test(test_id)
     if not t or t.get("deleted_at"):
         raise NotFound("Test not found", code="TEST_NOT_FOUND", details={"resource_type": "test", "resource_id": test_id})
     ensure_object_tenant(p, t["client_id"])
@@ -95,7 +96,7 @@ def student_analytics(p: Principal, student_id: str) -> dict:
         tid = a["test_id"]
         if tid not in visible:
             from ..attempts.views import results_visible
-            from ..tests import repository as trepo
+            from ..papers import repository as trepo
 
             visible[tid] = results_visible(p, trepo.get(tid))
         if not visible[tid]:
@@ -210,8 +211,8 @@ def _expiring_rows(subs: list[dict], names: dict[str, dict]) -> list[dict]:
 
 def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
     from ..attempts import repository as arepo
+    from ..papers import repository as trepo
     from ..stats import counters
-    from ..tests import repository as trepo
 
     act_key = repo.activity_key(clock.today(), cid)
     c, found = counters.read_with(cid, [act_key], have=have)  # the counters and today's activity: one call

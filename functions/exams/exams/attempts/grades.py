@@ -7,6 +7,7 @@ from lambdakit.errors import ApiError, ConditionFailed, ValidationFailed
 
 from ..grading import MANUAL, KeyEntry, grade
 from ..identity import Principal, ensure_object_tenant
+from ..papers import service as papers
 from ..settings import settings
 from . import repository as repo
 from .access import not_found
@@ -22,7 +23,7 @@ def set_grades(p: Principal, attempt_id: str, grades: list[dict]) -> dict:
     if a["status"] != "submitted":
         raise ApiError("Only submitted attempts can be graded", code="STATE_CONFLICT", status=409,
                        details={"expected_state": "submitted", "actual_state": a["status"]})
-    key_item, t = repo.test_key_and_meta(a["test_id"])
+    key_item, t = papers.key_and_test(a["test_id"])
     keys_by = {q: KeyEntry.from_item(q, k) for q, k in (key_item or {}).get("keys", {}).items()}
     manual = dict(a.get("manual_marks") or {})
     for g in grades:

@@ -21,6 +21,7 @@ from lambdakit.ratelimit import parse_rate
 from lambdakit.security import random_token, sha256_hex
 
 from ..identity import Principal, ensure_object_tenant
+from ..papers import service as papers
 from ..settings import settings
 from . import repository as repo
 
@@ -122,7 +123,7 @@ def claim_slot(a: dict, cutoff_ts: float) -> None:
 def list_guests(p: Principal, test_id: str, *, page: int, limit: int, cursor: str | None
                 ) -> tuple[list[dict], int, str | None]:
     """Guests of a test (client admin of its tenant, super admin), newest identity last."""
-    _, t = repo.test_key_and_meta(test_id)
+    _, t = papers.key_and_test(test_id)
     if not t or t.get("deleted_at"):
         raise NotFound("Test not found", code="TEST_NOT_FOUND", details={"resource_type": "test", "resource_id": test_id})
     ensure_object_tenant(p, t["client_id"])

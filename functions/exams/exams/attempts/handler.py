@@ -36,7 +36,7 @@ def attempt_token() -> str | None:
                          "identity, guest start rates per share code and per share code per IP (429), and a "
                          "guest takes a candidate slot on its first saved answer (docs/exams-delivery.md).",
              openapi_extensions=doc(body="exams.attempts.models:StartIn",
-                                    response="exams.attempts.models:AttemptOut", status=201, errors=(409, 410, 503)))
+                                    response="exams.attempts.models:AttemptStartView", status=201, errors=(409, 410, 503)))
 def start_attempt():
     from . import start
     from .guests import COOKIE as GUEST_COOKIE
@@ -87,7 +87,7 @@ def list_attempts():
 
 @router.get("/api/attempts/<attemptId>", summary="An attempt with its questions (no answer keys), deadline and saved answers",
             middlewares=[optional_auth],
-            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptDetail", errors=(503,)))
+            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptDetailView", errors=(503,)))
 def get_attempt(attemptId: str):
     return ok(reads.get_attempt(principal(router), attemptId, attempt_token()))
 

@@ -7,6 +7,7 @@ from pydantic import ConfigDict, Field
 from lambdakit.model import Model
 
 from ..apidoc import CursorPageQuery
+from ..papers.models import TestAttemptView
 
 
 class StartIn(Model):
@@ -149,3 +150,57 @@ class GuestOut(Model):
     first_started_at: str | None = None
     last_started_at: str | None = None
     last_attempt_id: str | None = None
+
+
+# ---------------------------------------------------------------- response models (issue 35)
+Number = int | float  # a whole number stays one in JSON
+
+
+class AttemptView(Model):
+    """The attempt's own fields (``views.present``): a key absent from the answer is one that does
+    not apply (``remaining_seconds`` and ``current_section`` while in progress, the results once
+    submitted)."""
+
+    id: str
+    test_id: str
+    student_id: str | None = None
+    client_id: str | None = None
+    status: str
+    is_guest: bool
+    guest_name: str | None = None
+    attempt_token: str | None = Field(default=None, description="Guests only, on start")
+    started_at: str | None = None
+    deadline: str | None = None
+    submitted_at: str | None = None
+    time_taken: Number | None = Field(default=None, description=AttemptOut.model_fields["time_taken"].description)
+    server_time_taken: Number | None = Field(default=None, description=AttemptOut.model_fields["server_time_taken"].description)
+    attempt_number: int | None = None
+    risk_score: Number | None = None
+    submit_reason: str | None = None
+    remaining_seconds: Number | None = None
+    current_section: str | None = None
+    server_time: str | None = None
+    score: Number | None = None
+    total_marks: Number | None = None
+    percentage: Number | None = None
+    passed: bool | None = None
+    result_masked: bool | None = None
+    pending_manual_grading: int | None = None
+
+
+class AttemptStartView(AttemptView, TestAttemptView):
+    """``POST /api/attempts``: the attempt, the test's ``TestAttemptView`` fields and, for a guest,
+    the guest identity token."""
+
+    guest_token: str | None = Field(default=None, description=AttemptOut.model_fields["guest_token"].description)
+
+
+class AttemptDetailView(AttemptView, TestAttemptView):
+    """``GET /api/attempts/{id}`` (and the manual grades' answer): the attempt, the test's
+    ``TestAttemptView`` fields, its questions, section windows, saved answers and, once visible,
+    the results."""
+
+    questions: list[dict] = Field(default_factory=list)
+    sections: list[dict] = Field(default_factory=list)
+    answers: list[dict] = Field(default_factory=list)
+    results: list[dict] | None = Field(default=None, description=AttemptDetail.model_fields["results"].description)

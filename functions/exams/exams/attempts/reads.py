@@ -14,7 +14,7 @@ from .views import answer_view, detail, present
 
 
 def get_attempt(p: Principal | None, attempt_id: str, token: str | None) -> dict:
-    from ..tests import repository as trepo
+    from ..papers import repository as trepo
     from .submission import expire_if_due  # grading: only this read submits (the lists never do)
 
     a, answers = repo.get_with_answers(attempt_id)
@@ -38,9 +38,9 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
                   token: str | None, page: int, limit: int, cursor: str | None,
                   have: Mapping[tuple[str, str], dict | None] | None = None) -> tuple[list[dict], int, str | None]:
     """``have``: items read with authentication (``identity.reads``): the test and its totals when there.
-    A test's list reads its test with its totals; the others read tests through ``tests.repository``."""
+    A test's list reads its test with its totals; the others read tests through ``papers.repository``."""
     if p is None:
-        from ..tests import repository as trepo
+        from ..papers import repository as trepo
 
         if not token:
             raise missing_auth()
@@ -68,7 +68,7 @@ def list_attempts(p: Principal | None, *, student_id: str | None, test_id: str |
         ensure_self(p, sid)
     elif p.is_client_admin:
         tenant_student(sid, p.client_id)  # 403: neither the list nor its total of another tenant
-    from ..tests import repository as trepo
+    from ..papers import repository as trepo
 
     items, nxt = repo.page_for_student(sid, page=page, limit=limit, cursor=cursor)
     if p.is_client_admin:

@@ -83,16 +83,6 @@ def get_with_answers(attempt_id: str) -> tuple[dict | None, dict[str, dict]]:
     return meta, answers
 
 
-def test_key_and_meta(test_id: str) -> tuple[dict | None, dict | None]:
-    """Answer key and test settings in one query (``KEY``, ``KEY#<nnnn>`` when the key is cut into
-    several items, and ``META`` sort next to each other)."""
-    from ..tests.repository import merge_key
-
-    items = table().query_all(f"TEST#{test_id}", sk_between=("KEY", "META"))
-    meta = next((i for i in items if i["sk"] == "META"), None)
-    return merge_key(items), strip_keys(meta)
-
-
 def candidate(test_id: str, candidate_id: str) -> dict | None:
     return table().get(f"TEST#{test_id}", f"CAND#{candidate_id}", consistent=True)
 
@@ -122,7 +112,7 @@ def test_and_count_keys(test_id: str) -> list[tuple[str, str]]:
 
 def test_and_count(test_id: str, *, have: Mapping[tuple[str, str], dict | None] | None = None
                    ) -> tuple[dict | None, dict]:
-    """The test (as ``tests.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
+    """The test (as ``papers.repository.get``) and its attempt totals (as ``count("TATT", ...)``) in
     one BatchGetItem, eventually consistent like both. ``have``: items read with authentication in
     this request (``identity.reads``), by key (``None``: no such item): used when it holds both."""
     test_key, count_key = test_and_count_keys(test_id)

@@ -12,9 +12,9 @@ from lambdakit.observability import count
 from lambdakit.security import random_token, sha256_hex
 
 from ..identity import Principal, ensure_object_tenant, ensure_self, tenant_student
+from ..papers import repository as trepo
+from ..papers import service as papers
 from ..settings import settings
-from ..tests import repository as trepo
-from ..tests import service as tests
 from . import guests, paper
 from . import repository as repo
 from .submission import auto_submit
@@ -35,7 +35,7 @@ def _window_check(t: dict, now_ts: float) -> None:
 
 def _test_by_share_code(code: Any) -> str:
     c = str(code).strip().upper()
-    ref = trepo.by_share_code(c) if tests.SHARE_RE.match(c) else None
+    ref = trepo.by_share_code(c) if papers.SHARE_RE.match(c) else None
     if not ref:
         raise NotFound("Unknown share code", code="INVALID_SHARE_CODE")
     return ref["test_id"]
@@ -87,9 +87,9 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
         if not given:
             raise ValidationFailed("test_id is required", fields={"test_id": "Required"})
         test_id = str(given)
-    key_item, t = repo.test_key_and_meta(str(test_id))
+    key_item, t = papers.key_and_test(str(test_id))
     if not t or t.get("deleted_at"):
-        raise tests.test_not_found(str(test_id))
+        raise papers.test_not_found(str(test_id))
     student_id = None
     if p is not None:
         ensure_object_tenant(p, t["client_id"])
@@ -138,7 +138,7 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
         "started_at": now_iso, "started_ts": now_ts, "deadline_ts": deadline_ts,
         "deadline": paper.iso_at(deadline_ts), "duration_seconds": duration,
         "sections": sections, "order": order, "furthest_section": 0, "risk_score": 0, "event_count": 0,
-        "attempt_number": used + 1, "test_name": t.get("test_name"),
+        "attempt_number": used + 1, "test_name": papers.for_attempt(t).test_name,  # kept for the lists
         "started_by": None if p is None else p.user_id,
         "max_candidates": int(max_c) if guest and max_c else None,
     }
@@ -161,17 +161,20 @@ def start(p: Principal | None, body: dict[str, Any], client: guests.GuestClient 
 
     record("attempt.start", "attempt", attempt_id, user_id=p.user_id if p else None, client_id=t["client_id"],
            metadata={"test_id": t["id"], "guest": guest})
-    out = present(a, t, p)
-    out["attempt_token"] = token
+    from lambdakit.model import dump
+
+    from .models import AttemptStartView
+
+    out = {**present(a, t, p), **papers.for_attempt(t).model_dump(), "attempt_token": token}
     if ident:
         out["guest_token"] = ident.token
-    return out
+    return dump(AttemptStartView, out, exclude_unset=True)
 
 
 def _start_conflict(exc: ConditionFailed, t: dict, allowed: int, used: int, guest: bool) -> ApiError:
     reasons = exc.reasons or []
     if len(reasons) > 2 and reasons[2] == "ConditionalCheckFailed":
-        cur = repo.test_key_and_meta(t["id"])[1] or t
+        cur = papers.key_and_test(t["id"])[1] or t
         if cur.get("status") != "published":
             return ApiError("The test is not active", code="TEST_NOT_ACTIVE", status=400)
         return guests.capacity(t.get("max_candidates") or 0)

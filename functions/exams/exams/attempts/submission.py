@@ -12,6 +12,7 @@ from lambdakit.observability import count, timing
 
 from ..grading import KeyEntry, grade
 from ..identity import Principal
+from ..papers import service as papers
 from ..settings import settings
 from . import repository as repo
 from .access import already_submitted, authorize, load, not_found
@@ -38,7 +39,7 @@ def finalize(a: dict, answers: dict[str, dict], *, reason: str, client_time_take
     """Grade and submit exactly once. Returns (attempt, test), or (None, test) when another
     caller submitted first. Round trips: test key+settings query, one conditional update,
     counters, audit (plus the caller's attempt query)."""
-    key_item, t = repo.test_key_and_meta(a["test_id"])
+    key_item, t = papers.key_and_test(a["test_id"])
     keys = [KeyEntry.from_item(o["question_id"], key_item["keys"][o["question_id"]])
             for o in a.get("order") or [] if key_item and o["question_id"] in key_item["keys"]]
     began = time.perf_counter()

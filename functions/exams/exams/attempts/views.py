@@ -82,7 +82,12 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
            p: Principal | None) -> dict:
     """``AttemptDetail``: the summary plus the attempt's questions (``questions``: the test's paper),
     its sections with their closing times, the saved answers and, once visible, the results."""
-    out = present(a, test, p)
+    from lambdakit.model import dump
+
+    from ..papers.service import for_attempt  # the test's fields for its taker: the papers domain's view
+    from .models import AttemptDetailView
+
+    out = {**present(a, test, p), **(for_attempt(test).model_dump() if test else {})}
     visible = results_visible(p, test)
     a = projection(a, visible)
     papers = {q["id"]: q for q in questions}
@@ -101,4 +106,4 @@ def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list
     out["answers"] = [answer_view(x, a["id"]) for x in answers.values()]
     if a.get("status") == "submitted" and visible and (test or {}).get("allow_review", 1):
         out["results"] = joined_results(a.get("results"), answers)
-    return out
+    return dump(AttemptDetailView, out, exclude_unset=True)

@@ -1,7 +1,7 @@
 """Server-side grading (pure functions, no I/O).
 
 Answer keys are snapshotted onto the test when it is published (see
-``exams.tests.service.publish``), so grading a 200-question attempt needs the
+``exams.papers.service.publish``), so grading a 200-question attempt needs the
 key item and the saved answers only, and runs in memory.
 """
 from __future__ import annotations

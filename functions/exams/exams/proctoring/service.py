@@ -44,7 +44,7 @@ def _decode_evidence(raw: str) -> tuple[bytes, str]:
 
 def _check_feature(a: dict, feature: str) -> None:
     from ..billing.guards import entitlement_for
-    from ..tests import repository as trepo
+    from ..papers import repository as trepo
 
     t = trepo.get(a["test_id"]) or {}
     pkg = t.get("package_id") if t.get("billing_source") == "package" else None

@@ -21,7 +21,7 @@ _RAW_TYPES = ("text/csv", "application/csv", "text/plain", "application/xml", "t
 
 
 def download(data: bytes, ctype: str, filename: str) -> Response:
-    """A file for the browser to save (also the test export, ``tests.handler``)."""
+    """A file for the browser to save (also the test export, ``papers.handler``)."""
     return Response(status_code=200, content_type=ctype, body=data,
                     headers={"Content-Disposition": f'attachment; filename="{filename}"',
                              "Cache-Control": "private, no-store"})

@@ -3,7 +3,7 @@
 Import: the format's parser maps every item onto our fields or reports it (pass 1), the shared
 rules validate each mapped item (pass 2), and ``service.commit_import`` writes all or nothing, with
 the CSV import's limits, tenant and folder rules. Export: a folder of the bank, or a test's
-questions (``tests.handler``), in one format. docs/exams-interchange.md."""
+questions (``papers.handler``), in one format. docs/exams-interchange.md."""
 from __future__ import annotations
 
 import re

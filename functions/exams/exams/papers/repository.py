@@ -74,6 +74,14 @@ def create(t: dict) -> None:
     ])
 
 
+def key_and_meta(test_id: str) -> tuple[dict | None, dict | None]:
+    """Answer key and test in one query (``KEY``, ``KEY#<nnnn>`` when the key is cut into several
+    items, and ``META`` sort next to each other)."""
+    items = table().query_all(f"TEST#{test_id}", sk_between=("KEY", "META"))
+    meta = next((i for i in items if i["sk"] == "META"), None)
+    return merge_key(items), strip_keys(meta)
+
+
 def get(test_id: str, *, consistent: bool = False) -> dict | None:
     return strip_keys(table().get(f"TEST#{test_id}", "META", consistent=consistent))
 

@@ -21,7 +21,7 @@ ADMINS = (SUPER_ADMIN, CLIENT_ADMIN)
                         "public fields only, as a page of one (404 INVALID_SHARE_CODE for an unknown code). "
                         "Otherwise the tests of a tenant (client_id required for super admins; filters status, "
                         "folder_id; page, limit, cursor).",
-            openapi_extensions=doc(query="exams.tests.models:TestListQuery", response="exams.tests.models:TestOut",
+            openapi_extensions=doc(query="exams.papers.models:TestListQuery", response="exams.papers.models:TestOut",
                                    paginated=True, errors=(503,)))
 def list_tests():
     code = query(router, "share_code")
@@ -37,7 +37,7 @@ def list_tests():
 
 
 @router.post("/api/tests", summary="Create a draft test (billing checks run)", middlewares=[require(CLIENT_ADMIN)],
-             openapi_extensions=doc(body="exams.tests.models:TestCreate", response="exams.tests.models:TestOut", status=201, errors=(409, 503)))
+             openapi_extensions=doc(body="exams.papers.models:TestCreate", response="exams.papers.models:TestAdminView", status=201, errors=(409, 503)))
 def create_test():
     from .models import TestCreate
 
@@ -46,7 +46,7 @@ def create_test():
 
 
 @router.get("/api/tests/<testId>", summary="Get a test", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN, STUDENT)],
-            openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(410, 503)))
+            openapi_extensions=doc(response="exams.papers.models:TestOut", errors=(410, 503)))
 def get_test(testId: str):
     return ok(service.get_for(signed_in(router), testId))
 
@@ -54,7 +54,7 @@ def get_test(testId: str):
 @router.put("/api/tests/<testId>", summary="Update a test",
             description="Drafts: any field. Published: only `status` (archived) and `result_status` (pending → "
                         "published); anything else is TEST_READ_ONLY.", middlewares=[require(CLIENT_ADMIN)],
-            openapi_extensions=doc(body="exams.tests.models:TestFields", response="exams.tests.models:TestOut", errors=(409, 410, 503)))
+            openapi_extensions=doc(body="exams.papers.models:TestFields", response="exams.papers.models:TestAdminView", errors=(409, 410, 503)))
 def update_test(testId: str):
     from .models import TestFields
 
@@ -69,7 +69,7 @@ def update_test(testId: str):
                          "`PAYLOAD_TOO_LARGE` (nothing published). A test with a `folder_id` and neither "
                          "`question_ids` nor `sections` is built from that folder of the question bank: its "
                          "questions (creation order, at most 500) become the test's `question_ids`.",
-             openapi_extensions=doc(response="exams.tests.models:TestOut", errors=(409, 410, 413, 503)))
+             openapi_extensions=doc(response="exams.papers.models:TestAdminView", errors=(409, 410, 413, 503)))
 def publish_test(testId: str):
     return ok(service.publish(signed_in(router), testId), "Test published")
 
@@ -101,7 +101,7 @@ def delete_test(testId: str):
 
 
 @router.post("/api/rpc/clone-test", summary="Clone a test into a new draft", middlewares=[require(CLIENT_ADMIN)],
-             openapi_extensions=doc(body="exams.tests.models:CloneIn", response="exams.tests.models:TestOut", status=201, errors=(409, 410, 503)))
+             openapi_extensions=doc(body="exams.papers.models:CloneIn", response="exams.papers.models:TestAdminView", status=201, errors=(409, 410, 503)))
 def clone_test():
     from .models import CloneIn
 

@@ -15,14 +15,10 @@ from . import repository as repo
 
 SHARE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 SHARE_RE = re.compile(f"^[{SHARE_ALPHABET}]{{8}}$")
-PUBLIC_FIELDS = ("id", "test_name", "description", "timer", "allow_review", "negative_marking", "allow_guests",
-                 "show_results_after_submission", "status", "share_code", "scheduled_start", "scheduled_end",
-                 "timezone", "camera_required", "question_count", "active_status", "attempts_allowed")
 POST_PUBLISH_EDITABLE = frozenset({"status", "result_status"})
-#: Issue 23 rule 3: questions of one test, all sections together (``question_ids`` and each
-#: section's list are each capped at 500 by the request model; 50 sections could hold 25,000).
-#: Bounds the test item, its answer key and every attempt's order and results.
-MAX_TEST_QUESTIONS = 500
+#: What a clone does not copy from its source: who it is, its name, its state and the server's own
+#: fields; every other settable field (``models.TestFields``) is copied.
+NOT_CLONED = frozenset({"test_name", "status", "result_status"})
 
 
 # ------------------------------------------------------------------ errors
@@ -79,6 +75,8 @@ def validate_config(t: dict) -> None:
             if s["id"] in seen_ids:
                 raise bad_config("duplicate_section_id")
             seen_ids.add(s["id"])
+    from .models import MAX_TEST_QUESTIONS
+
     qids = all_question_ids(t)
     if len(qids) > MAX_TEST_QUESTIONS:
         raise ApiError(f"A test holds at most {MAX_TEST_QUESTIONS} questions (all sections together)",
@@ -188,12 +186,10 @@ def create(p: Principal, data: dict[str, Any]) -> dict:
 
 
 def clone(p: Principal, test_id: str, name: str | None, package_id: str | None) -> dict:
+    from .models import TestFields
+
     src = load(p, test_id)
-    data = {k: v for k, v in src.items() if k in (
-        "description", "timer", "shuffle", "shuffle_options", "allow_review", "negative_marking",
-        "negative_marks_ratio", "folder_id", "allow_guests", "show_results_after_submission", "question_ids",
-        "sections", "scheduled_start", "scheduled_end", "timezone", "attempts_allowed", "camera_required",
-        "passing_percentage", "active_status")}
+    data = {k: v for k, v in src.items() if k in TestFields.model_fields and k not in NOT_CLONED}
     data["test_name"] = name or f"Copy of {src['test_name']}"[:300]
     data["client_id"] = src["client_id"]
     data["package_id"] = package_id
@@ -217,19 +213,50 @@ def load(p: Principal | None, test_id: str, *, consistent: bool = False) -> dict
     return t
 
 
-def present(t: dict, *, for_student: bool = False) -> dict:
-    out = {k: v for k, v in t.items() if k not in ("version", "billing_source", "created_by")}
-    if for_student:
-        out = {k: out.get(k) for k in PUBLIC_FIELDS}
-    return out
+# ------------------------------------------------------------------ views (models.Test*View)
+def present(t: dict) -> dict:
+    """``TestAdminView``: the stored test as its admins see it (a field never set stays absent)."""
+    from lambdakit.model import dump
+
+    from .models import TestAdminView
+
+    return dump(TestAdminView, t, exclude_unset=True)
+
+
+def _taker_data(t: dict) -> dict:
+    return {**t, "question_count": t.get("question_count") or len(all_question_ids(t)),
+            "sections": [{**s, "question_count": len(s.get("question_ids") or [])} for s in t.get("sections") or []]}
 
 
 def public_view(t: dict) -> dict:
-    out = {k: t.get(k) for k in PUBLIC_FIELDS}
-    out["sections"] = [{"id": s["id"], "title": s.get("title"), "duration_minutes": s.get("duration_minutes"),
-                        "question_count": len(s.get("question_ids") or [])} for s in t.get("sections") or []]
-    out["question_count"] = t.get("question_count") or len(all_question_ids(t))
-    return out
+    """``TestStudentView``: a published test as a student sees it."""
+    from lambdakit.model import dump
+
+    from .models import TestStudentView
+
+    return dump(TestStudentView, _taker_data(t))
+
+
+def share_view(t: dict) -> dict:
+    """``TestShareView``: the test of a share code, for anyone holding the code."""
+    from lambdakit.model import dump
+
+    from .models import TestShareView
+
+    return dump(TestShareView, _taker_data(t))
+
+
+def for_attempt(t: dict):
+    """``TestAttemptView``: the test's fields an attempt's start and detail answers carry."""
+    from .models import TestAttemptView
+
+    return TestAttemptView.model_validate(t)
+
+
+def key_and_test(test_id: str) -> tuple[dict | None, dict | None]:
+    """The answer key (``{"keys": ...}``) and the stored test, for starting an attempt: one query
+    (``repository.key_and_meta``); the attempts domain does not read this domain's items itself."""
+    return repo.key_and_meta(test_id)
 
 
 def get_for(p: Principal, test_id: str) -> dict:
@@ -249,7 +276,7 @@ def by_share_code(code: str) -> dict:
     t = repo.get(ref["test_id"]) if ref else None
     if not t or t.get("deleted_at"):
         raise NotFound("Unknown share code", code="INVALID_SHARE_CODE")
-    return public_view(t)
+    return share_view(t)
 
 
 def list_tests(p: Principal | None, *, client_id: str | None, status: str | None, folder_id: str | None,
@@ -332,6 +359,7 @@ def _entitlement(t: dict):
 
 def publish(p: Principal, test_id: str) -> dict:
     from ..questions import repository as qrepo
+    from .models import MAX_TEST_QUESTIONS
 
     t = load(p, test_id, consistent=True)
     if t["status"] != "draft":
