@@ -26,6 +26,12 @@ HOSTILE = ['=HYPERLINK("http://evil.example","x")', "a;=1+1", "a,=1+1", "ok\t=1+
            "+1", "-2+3", "@cmd", "\t=1", "\r=1", "a; -1", "b;\r=1"]
 
 
+def _one_line(v: str) -> str:
+    """Names are single-line fields (issue 32 item 8 refuses tab/CR/LF there with 422): the hostile
+    value without them (custom fields too: their values are single-line strings)."""
+    return v.replace("\t", "").replace("\r", "").replace("\n", "") or "x"
+
+
 def _unsafe_cells(cells) -> list[str]:
     out = []
     for c in cells:
@@ -71,8 +77,8 @@ def test_campaigns_export_header_and_cells(campaigns_app, make_key):
     c = campaigns_app.campaigns
     h = {"Authorization": f"Bearer {make_key(role='admin')}"}
     for i, v in enumerate(HOSTILE):
-        r = c.post("/contacts", headers=h, json={"email": f"evil{i}@example.com", "first_name": v, "last_name": v,
-                                                 "custom_fields": {"note": v, f'=HYPERLINK("http://e{i}")': v}})
+        r = c.post("/contacts", headers=h, json={"email": f"evil{i}@example.com", "first_name": _one_line(v), "last_name": _one_line(v),
+                                                 "custom_fields": {"note": _one_line(v), f'=HYPERLINK("http://e{i}")': _one_line(v)}})
         assert r.status == 201, r.text
     r = c.get("/contacts/export", headers=h)
     assert r.status == 200, r.text

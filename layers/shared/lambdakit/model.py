@@ -56,7 +56,7 @@ MULTILINE_NAMES = frozenset({
     "description", "content", "html", "text", "body", "message", "note", "notes", "admin_notes", "remarks",
     "reason", "address", "siteAddress", "question_text", "explanation", "student_answer", "submissionNotes",
     "template", "announcement_banner", "bio", "instructions", "feedback", "comment", "comments", "summary",
-    "terms", "footer", "details", "answer", "answers",
+    "terms", "footer", "details", "answer", "answers", "postal_address",
 })
 
 #: Integers DynamoDB stores exactly: 38 digits.

@@ -186,12 +186,17 @@ def test_fanout_helpers(camp):
     service.set_status("acct-test", made[0]["id"], "unsubscribed")  # idempotent
     service.set_status("acct-test", made[1]["id"], "bounced")
     assert service.active_count("acct-test", lid) == 3
+    from campaigns.settings import settings
+    from lambdakit import cursors
+
     got, cursor = [], None
-    while True:
-        page, cursor = service.list_members_page("acct-test", lid, cursor, page_size=2)
-        got += page
-        if not cursor:
-            break
+    # a list function called outside a request: cursors are signed for a bound scope (issue 32 item 3)
+    with cursors.bound("GET /lists/{id}/contacts", settings=settings, owner="acct-test", path_params={"id": lid}):
+        while True:
+            page, cursor = service.list_members_page("acct-test", lid, cursor, page_size=2)
+            got += page
+            if not cursor:
+                break
     assert sorted(c["email"] for c in got) == ["f2@example.com", "f3@example.com", "f4@example.com"]
     assert service.find_by_email("acct-test", "F3@EXAMPLE.COM")["id"] == made[3]["id"]
     r = camp.get("/contacts", query={"status": "bounced"}).json()["data"]
