@@ -47,15 +47,19 @@ EXAMS = {
     "GET /api/attempts/{attemptId}/report": "owner",
     "GET /api/attempts/{attemptId}": "owner",
     "GET /api/attempt-answers/{attemptId}": "owner",
+    "GET /api/tests/{testId}/export": "tenant",
 }
 INTERNSHIPS_OWNER = {
     "POST /api/milestones/{id}/submit", "GET /api/invoices/{id}/download-simple",
     "GET /api/certificates/{certificateId}/download", "POST /api/enrollments/{id}/submit",
     "POST /api/enrollments/{id}/cancel", "GET /api/resources/{enrollmentId}",
+    "GET /api/certificates/{certificateId}/credential", "GET /api/certificates/{certificateId}/badge.png",
 }
 INTERNSHIPS_PUBLIC = {
     "GET /api/certificates/verify/{certificateId}", "GET /api/avatars/{userId}", "GET /api/domains/{slug}",
     "POST /api/announcements/{id}/read",
+    # public by design (the published revocation list) / the cron secret, not a user (cron task status)
+    "GET /api/credentials/status/{listId}", "GET /api/cron/tasks/{taskId}",
 }
 
 
@@ -141,6 +145,8 @@ def test_internships_learner_objects_are_owner_only(internships_app, intern_user
         "POST /api/enrollments/{id}/submit": f"/api/enrollments/{enr['id']}/submit",
         "POST /api/enrollments/{id}/cancel": f"/api/enrollments/{enr['id']}/cancel",
         "GET /api/resources/{enrollmentId}": f"/api/resources/{enr['id']}",
+        "GET /api/certificates/{certificateId}/credential": f"/api/certificates/{cert}/credential",
+        "GET /api/certificates/{certificateId}/badge.png": f"/api/certificates/{cert}/badge.png",
     }
     assert set(urls) == INTERNSHIPS_OWNER
     for key, url in urls.items():
@@ -167,7 +173,9 @@ def test_internships_staff_routes_refuse_students(internships_app, intern_users,
 
 
 # ---------------------------------------------------------------- campaigns (accounts from tools/account.py)
-CAMPAIGNS_PUBLIC = {"GET /t/c/{token}", "GET /t/o/{token}", "GET /unsubscribe/{token}", "POST /unsubscribe/{token}"}
+CAMPAIGNS_PUBLIC = {"GET /t/c/{token}", "GET /t/o/{token}", "GET /unsubscribe/{token}", "POST /unsubscribe/{token}",
+                    "GET /unsubscribe/{token}/resubscribe", "POST /unsubscribe/{token}/resubscribe"}
+CAMPAIGNS_PUBLIC |= {k.replace(" /", " /api/v1/", 1) for k in CAMPAIGNS_PUBLIC}  # the /api/v1 twins
 
 
 def test_campaigns_cross_account_by_every_id_route(campaigns_app):

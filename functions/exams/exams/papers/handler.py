@@ -86,8 +86,8 @@ def export_test(testId: str):
 
     from ..questions import interchange
 
+    t = service.load(signed_in(router), testId)  # another tenant's test: 403 before any parameter check
     fmt = interchange.export_format(query(router, "format"))
-    t = service.load(signed_in(router), testId)
     data, ctype, filename = interchange.export_test(t, service.all_question_ids(t), fmt)
     return Response(status_code=200, content_type=ctype, body=data,
                     headers={"Content-Disposition": f'attachment; filename="{filename}"',
