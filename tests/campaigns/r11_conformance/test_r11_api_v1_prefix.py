@@ -42,8 +42,9 @@ def same(plain, prefixed) -> None:
     same headers (rate-limit counters move by one request) and the body (timestamps aside)."""
     assert prefixed.status == plain.status, (plain.text[:300], prefixed.text[:300])
     moving = {"x-ratelimit-remaining", "x-ratelimit-reset", "retry-after", "x-request-id", "date"}
-    assert {k: v for k, v in prefixed.headers.items() if k not in moving} == \
-        {k: v for k, v in plain.headers.items() if k not in moving}
+    def fixed(h):  # an export's file name carries its second: two requests may straddle one
+        return {k: (re.sub(r"\d", "N", v) if k == "content-disposition" else v) for k, v in h.items() if k not in moving}
+    assert fixed(prefixed.headers) == fixed(plain.headers)
     assert set(prefixed.headers) == set(plain.headers)
     assert _body(prefixed) == _body(plain)
 
