@@ -38,6 +38,8 @@ SQS_BODIES = {
     ("campaigns", "WebhookWorkerFunction"): {"account_id": "acc0sample", "webhook_id": "whk0sample",
                                              "delivery_id": "dlv0sample"},
     ("exams", "AnalyticsWorkerFunction"): {"type": "attempt_graded", "attempt_id": "att0sample"},
+    # TasksQueue (issue 33 item 6): a task id to resume (an unknown one is a "missing" no-op)
+    ("internships", "CronFunction"): {"taskId": "tsk0sample"},
     ("internships", "EmailWorkerFunction"): {"emailId": "eml0sample"},
 }
 PREFERRED_ROUTE = {  # where the first GET is not the most representative read
