@@ -218,18 +218,21 @@ def route_cases(doc: dict, path: str, method: str, op: dict) -> list[Case]:
     add("every property = CR/LF", _with(base, None, "a\r\nb\rc\nd"))
     add("every string, nested included = CR/LF", _strings(base, "line1\r\nX-Injected: 1\r\n"))
     add("60-deep nesting", {"a": _nested(60)})
-    add("every number, nested included = 10^40", _numbers(base, 10 ** 40))
-    add("every number, nested included = -10^40", _numbers(base, -10 ** 40))
+    if _numbers(base, 10 ** 40) != base:  # only a body that has a number to replace (else it is the plain body)
+        add("every number, nested included = 10^40", _numbers(base, 10 ** 40))
+        add("every number, nested included = -10^40", _numbers(base, -10 ** 40))
     add("every string, nested included = NUL and C0 controls", _strings(base, "a\u0000b\u001bc\u007f"))
-    found = list(dict.fromkeys(paths(doc, schema or {}))) or [(("x",), False)]
+    documented = list(dict.fromkeys(paths(doc, schema or {})))
+    found = documented or [(("x",), False)]
     for p, url_like in found:
         name = ".".join(str(x) for x in p)
         top = len(p) == 1 or (len(p) == 2 and isinstance(p[0], int))
         add(f"{name} = NaN", _set(base, p, _MARK), "NaN")
         add(f"{name} = 1e999", _set(base, p, _MARK), "1e999")
         add(f"{name} = unpaired surrogate", _set(base, p, "\ud800"))
-        add(f"{name} = 10^40", _set(base, p, 10 ** 40))
-        add(f"{name} = -10^40", _set(base, p, -10 ** 40))
+        if documented:  # an undocumented "x" on a route without a body is ignored, not stored
+            add(f"{name} = 10^40", _set(base, p, 10 ** 40))
+            add(f"{name} = -10^40", _set(base, p, -10 ** 40))
         add(f"{name} = CR/LF", _set(base, p, "line1\r\nX-Injected: 1\r\n"))
         if top:
             add(f"{name} = 40-deep nesting", _set(base, p, _nested(40)))
