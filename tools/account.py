@@ -42,19 +42,12 @@ class AccountToolError(Exception):
 
 def resolve_table(*, cfn: Any, stack: str) -> str:
     """The physical name of the campaigns table of ``stack`` (root stack or campaigns stack)."""
-    from tools.redrive import _physical_id, _service_stack_ids
+    from tools.redrive import service_resource
 
-    name = _physical_id(cfn, stack, TABLE_LID)  # a campaigns stack deployed on its own
-    if name:
-        return name
-    nested_lid = _service_stack_ids()["campaigns"]
-    nested = _physical_id(cfn, stack, nested_lid)
-    if nested is None:
-        raise AccountToolError(f"stack {stack!r} has neither a resource {TABLE_LID!r} nor a nested stack {nested_lid!r}")
-    name = _physical_id(cfn, nested, TABLE_LID)
-    if name is None:
-        raise AccountToolError(f"nested stack {nested} has no resource {TABLE_LID!r}")
-    return name
+    try:
+        return service_resource(cfn, stack, "campaigns", TABLE_LID)
+    except LookupError as exc:
+        raise AccountToolError(str(exc)) from None
 
 
 def _configure(table: str, stage: str) -> None:

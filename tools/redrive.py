@@ -70,6 +70,24 @@ def _physical_id(cfn: Any, stack: str, logical_id: str) -> str | None:
         raise
 
 
+def service_resource(cfn: Any, stack: str, service: str, logical_id: str,
+                     root_template: Path = ROOT / "template.yaml") -> str:
+    """The physical id of a service template's resource ``logical_id`` in ``stack``: the service's
+    own stack (deployed on its own) or the root stack's nested one. ``LookupError`` names what is
+    missing (also used by tools/account.py)."""
+    found = _physical_id(cfn, stack, logical_id)  # a service stack deployed on its own
+    if found is not None:
+        return found
+    nested_lid = _service_stack_ids(root_template)[service]
+    nested = _physical_id(cfn, stack, nested_lid)
+    if nested is None:
+        raise LookupError(f"stack {stack!r} has neither a resource {logical_id!r} nor a nested stack {nested_lid!r}")
+    found = _physical_id(cfn, nested, logical_id)
+    if found is None:
+        raise LookupError(f"nested stack {nested} has no resource {logical_id!r} (deployed an older template?)")
+    return found
+
+
 @functools.lru_cache(maxsize=4)
 def _services(root_template: Path) -> dict[str, Any]:
     return load_all(root_template)
@@ -99,16 +117,10 @@ def resolve_url(ref: str, *, sqs: Any, cfn: Any, stack: str, root_template: Path
         return str(sqs.get_queue_url(QueueName=parts[5], QueueOwnerAWSAccountId=parts[4])["QueueUrl"])
     if "/" in ref:
         service, lid, _ = template_queue(ref, root_template)
-        url = _physical_id(cfn, stack, lid)  # a service stack deployed on its own
-        if url is None:
-            nested_lid = _service_stack_ids(root_template)[service]
-            nested = _physical_id(cfn, stack, nested_lid)
-            if nested is None:
-                raise RedriveError(f"stack {stack!r} has neither a resource {lid!r} nor a nested stack {nested_lid!r}")
-            url = _physical_id(cfn, nested, lid)
-            if url is None:
-                raise RedriveError(f"nested stack {nested} has no resource {lid!r} (deployed an older template?)")
-        return url
+        try:
+            return service_resource(cfn, stack, service, lid, root_template)
+        except LookupError as exc:
+            raise RedriveError(str(exc)) from None
     try:
         return str(sqs.get_queue_url(QueueName=ref)["QueueUrl"])
     except sqs.exceptions.QueueDoesNotExist:
