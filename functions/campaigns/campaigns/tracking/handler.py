@@ -91,14 +91,23 @@ def _one_click() -> bool:
                         "no script; 404 page for an invalid link.",
             openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def unsubscribe_get(token: str):
-    payload = tokens.read(token, "u")
-    info = service.subscriber(payload) if payload else None
-    if not payload or info is None:
+    payload, info = _subscriber(token)
+    if payload is None or info is None:
         return _invalid()
     here, again = _urls(token)
     if info["resubscribe_until"]:  # already unsubscribed through this link: the done page again
         return _html(pages.done(info["sender"], info["email"], again, info["resubscribe_until"]))
     return _html(pages.confirm(info["sender"], info["email"], here))
+
+
+def _subscriber(token: str) -> tuple[dict | None, dict | None]:
+    """The unsubscribe token's payload and the subscriber it names (``None`` for what does not hold)."""
+    payload = tokens.read(token, "u")
+    return payload, (service.subscriber(payload) if payload else None)
+
+
+def _expired():
+    return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
 
 
 @router.post("/unsubscribe/<token>", summary="Unsubscribe (public): the page's button or RFC 8058 one-click",
@@ -122,12 +131,11 @@ def unsubscribe_post(token: str):
                         "(a form POSTing to the same URL). A GET changes nothing. After the window, or once used: 404 page.",
             openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def resubscribe_get(token: str):
-    payload = tokens.read(token, "u")
-    info = service.subscriber(payload) if payload else None
-    if not payload or info is None:
+    payload, info = _subscriber(token)
+    if payload is None or info is None:
         return _invalid()
     if not info["resubscribe_until"]:
-        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
+        return _expired()
     return _html(pages.resubscribe_confirm(info["sender"], info["email"], _urls(token)[1]))
 
 
@@ -136,13 +144,12 @@ def resubscribe_get(token: str):
                          "(never a bounced contact). A 404 page after the window, once used, or for an invalid link.",
              openapi_extensions=doc(content_type="text/html", public=True, notes=PAGE_NOTES))
 def resubscribe_post(token: str):
-    payload = tokens.read(token, "u")
-    info = service.subscriber(payload) if payload else None
-    if not payload or info is None:
+    payload, info = _subscriber(token)
+    if payload is None or info is None:
         return _invalid()
     outcome = service.resubscribe(payload)
     if outcome == "expired":
-        return _html(pages.message("Link expired", "This subscribe-again link is no longer available."), 404)
+        return _expired()
     if outcome == "not_unsubscribed":
         return _html(pages.message("Nothing to change", "This address is not unsubscribed."))
     return _html(pages.resubscribed(info["sender"], info["email"]))
