@@ -29,6 +29,8 @@ os.environ.setdefault("AWS_REGION", "us-east-1")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "Tests")
 os.environ.setdefault("POWERTOOLS_DEV", "false")
 os.environ.pop("AWS_ENDPOINT_URL", None)
+# issue 35: a 2xx JSON answer that bypassed its route's response model is a 500 in the suite (lambdakit.responses)
+os.environ.setdefault("LAMBDAKIT_RESPONSES_STRICT", "1")
 # The harness exports each template's Stage=local when it provisions a service; code imported
 # before that (module-level imports of the service packages) sees the same explicit stage.
 # Settings have no stage default (issue 17: a missing stage stops a function at init).

@@ -14,7 +14,6 @@ import fnmatch
 import json
 from typing import Any, Iterator
 
-import botocore.handlers
 import pytest
 
 from local_runtime import invoke as inv
@@ -89,11 +88,8 @@ def recorder(monkeypatch):
     from lambdakit import aws
 
     rec = Recorder()
-    hook = ("before-call.dynamodb", rec)
-    botocore.handlers.BUILTIN_HANDLERS.append(hook)
-    clients = list(aws._clients.values())
-    for c in clients:
-        c.meta.events.register("before-call.dynamodb", rec, unique_id="policy-calls")
+    # Through lambdakit.aws, so sessions and clients made before or after this point all carry it.
+    aws.register_hook("before-call.dynamodb", rec, unique_id="policy-calls")
     orig = inv.invoke
 
     def invoke(fn, event):
@@ -105,9 +101,7 @@ def recorder(monkeypatch):
 
     monkeypatch.setattr(inv, "invoke", invoke)
     yield rec
-    botocore.handlers.BUILTIN_HANDLERS.remove(hook)
-    for c in aws._clients.values():
-        c.meta.events.unregister("before-call.dynamodb", unique_id="policy-calls")
+    aws.unregister_hook("before-call.dynamodb", "policy-calls")
 
 
 def _statements(service: str, lid: str) -> Iterator[dict]:

@@ -20,6 +20,7 @@ from lambdakit import clock
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.http import json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
+from lambdakit.responses import through_model
 from lambdakit.settings import require_stage
 
 from .settings import CampaignsSettings
@@ -39,7 +40,8 @@ def render_error(err: ApiError) -> dict:
 
 
 def ok(data: Any = None, message: str = "OK", status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return json_response(status, {"success": True, "data": data if data is not None else {}, "message": message,
+    data = through_model(data if data is not None else {}, status, siblings=("pagination",))
+    return json_response(status, {"success": True, "data": data, "message": message,
                                   "timestamp": clock.now_iso()}, headers=headers)
 
 

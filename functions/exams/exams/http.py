@@ -22,6 +22,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.http import client_ip, header, json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
+from lambdakit.responses import through_model
 from lambdakit.settings import require_stage
 
 from .settings import ExamsSettings
@@ -48,18 +49,20 @@ def render_error(err: ApiError) -> dict:
 
 def ok(data: Any = None, message: str = "OK", status: int = 200, headers: dict[str, str] | None = None,
        cookies: list | None = None) -> Response:
-    return json_response(status, {"data": data, "message": message}, headers=headers, cookies=cookies)
+    return json_response(status, {"data": through_model(data, status), "message": message}, headers=headers,
+                         cookies=cookies)
 
 
 def ok_flat(data: dict, message: str = "OK", status: int = 200) -> Response:
     """``{data, message}`` plus the payload's own fields at the top level, for the routes whose spec
     body is flat (``GET /health`` ``{status}``, ``GET /`` ``{name, version, status}``): a client of
     either form reads them."""
+    data = through_model(data, status)
     return json_response(status, {**data, "data": data, "message": message})
 
 
 def paginated(items: list, pagination: dict, headers: dict[str, str] | None = None, **extra: Any) -> Response:
-    return json_response(200, {"data": items, "pagination": pagination, **extra}, headers=headers)
+    return json_response(200, {"data": through_model(items), "pagination": pagination, **extra}, headers=headers)
 
 
 def _route_not_found(method: str, path: str) -> ApiError:

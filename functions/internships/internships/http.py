@@ -14,6 +14,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from lambdakit.errors import ApiError, ValidationFailed
 from lambdakit.http import json_response, make_resolver
 from lambdakit.observability import get_logger, http_handler
+from lambdakit.responses import through_model
 from lambdakit.settings import require_stage
 
 from .settings import InternshipsSettings
@@ -32,6 +33,7 @@ def render_error(err: ApiError) -> dict:
 
 
 def ok(body: Any, status: int = 200, headers: dict[str, str] | None = None, cookies: list | None = None) -> Response:
+    body = through_model(body, status, siblings=("total", "page", "limit", "pages"))
     return json_response(status, body, headers=headers, cookies=cookies)
 
 

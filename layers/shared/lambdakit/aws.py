@@ -93,6 +93,16 @@ def register_hook(event: str, handler: Any, unique_id: str | None = None) -> Non
             c.meta.events.register(event, handler, unique_id=unique_id)
 
 
+def unregister_hook(event: str, unique_id: str) -> None:
+    """Take back a hook ``register_hook`` added with ``unique_id`` (a test's recorder)."""
+    with _lock:
+        _hooks[:] = [h for h in _hooks if not (h[0] == event and h[2] == unique_id)]
+        for session in _sessions.values():
+            session.unregister(event, unique_id=unique_id)
+        for c in _clients.values():
+            c.meta.events.unregister(event, unique_id=unique_id)
+
+
 def client(name: str, region: str | None = None) -> Any:
     key = (name, region)
     c = _clients.get(key)

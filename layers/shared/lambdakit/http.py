@@ -316,9 +316,10 @@ def make_resolver(
     # for observability.http_handler's last-resort 500 (an exception escaping the resolver)
     app.lambdakit_render_error = render_error  # type: ignore[attr-defined]
     app.lambdakit_server_error_code = server_error_code  # type: ignore[attr-defined]
+    from . import responses
     from .cursors import middleware as cursor_middleware
 
-    app.use([cursor_middleware(cursor_owner, settings)])
+    app.use([cursor_middleware(cursor_owner, settings), responses.middleware])
 
     def respond(err: ApiError) -> Response:
         if isinstance(err, ValidationFailed) and err.status == 422 and validation_status != 422:

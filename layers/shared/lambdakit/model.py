@@ -198,4 +198,9 @@ def dump(model: type[BaseModel], data: Any, *, exclude_unset: bool = False) -> A
     the envelope writes stored ones: a whole number as an integer (``40``, not ``40.0``)."""
     if isinstance(data, dict):
         data = _plain(data, whole=False)
-    return _plain(model.model_validate(data).model_dump(mode="json", exclude_unset=exclude_unset), whole=True)
+    out = _plain(model.model_validate(data).model_dump(mode="json", by_alias=True, exclude_unset=exclude_unset), whole=True)
+    if isinstance(out, dict):
+        from .responses import Shaped
+
+        return Shaped(out)
+    return out

@@ -1,0 +1,121 @@
+"""Every route answers through its response model (issue 35).
+
+* ``lambdakit.responses``: a key the model does not declare never leaves the service, a declared
+  key of the wrong type is a 500 in the service's error shape (no values in it), a 2xx JSON answer
+  that bypassed the model is a 500 under ``LAMBDAKIT_RESPONSES_STRICT`` (set for the whole suite
+  in tests/conftest.py), list routes dump every item and keep only the envelope's own keys.
+* ``tests/contract/responses.json`` (what every route answered with in the suite before the
+  models were enforced, ``tools/response_contract.py``): each recorded key path is still declared
+  by the route's model in the committed OpenAPI document, so a response that loses a field fails
+  here, and the committed document is itself what the code generates (test_openapi_valid).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from lambdakit.errors import ApiError
+from lambdakit.http import json_response, make_resolver
+from lambdakit.openapi import doc
+from lambdakit.responses import through_model
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import response_contract  # noqa: E402
+
+
+class Inner(BaseModel):
+    n: int
+
+
+class Thing(BaseModel):
+    id: str
+    inner: Inner | None = None
+    tags: list[str] = []
+
+
+def _render(err: ApiError) -> dict:
+    return {"error": err.code, "message": err.message}
+
+
+def _app(payload, *, shape=True, status=200, **docargs):
+    from aws_lambda_powertools.event_handler.api_gateway import Router
+
+    app = make_resolver(_render)
+    r = Router()
+
+    @r.get("/thing", openapi_extensions=doc(response=f"{__name__}:Thing", status=status, **docargs))
+    def thing():
+        body = through_model(payload, status, siblings=("total",)) if shape else payload
+        return json_response(status, {"data": body})
+
+    app.include_router(r)
+    return app
+
+
+def _call(app) -> tuple[int, dict]:
+    ev = {"version": "2.0", "routeKey": "GET /thing", "rawPath": "/thing", "rawQueryString": "",
+          "headers": {}, "requestContext": {"http": {"method": "GET", "path": "/thing", "sourceIp": "1.2.3.4"},
+                                            "requestId": "r", "routeKey": "GET /thing", "stage": "$default"},
+          "isBase64Encoded": False}
+    out = app.resolve(ev, None)
+    return out["statusCode"], json.loads(out["body"])
+
+
+def test_undeclared_keys_are_dropped_and_declared_ones_kept():
+    status, body = _call(_app({"id": "a", "inner": {"n": 2, "secret": "x"}, "pk": "T#1", "tags": ["t"]}))
+    assert status == 200
+    assert body["data"] == {"id": "a", "inner": {"n": 2}, "tags": ["t"]}
+
+
+def test_absent_optional_keys_stay_absent():
+    assert _call(_app({"id": "a"}))[1]["data"] == {"id": "a"}
+
+
+def test_a_payload_of_the_wrong_type_is_a_500_without_its_values(caplog):
+    status, body = _call(_app({"id": "a", "inner": {"n": "not-a-number-4111111111111111"}}))
+    assert status == 500 and body["error"] == "SERVER_ERROR"
+    assert "4111111111111111" not in json.dumps(body) and "4111111111111111" not in caplog.text
+
+
+def test_list_routes_dump_every_item_and_keep_only_the_envelope_keys():
+    payload = {"things": [{"id": "a", "pk": "x"}, {"id": "b", "inner": {"n": 1}}], "total": 2, "debug": "no"}
+    status, body = _call(_app(payload, list_key="things", paginated=True))
+    assert status == 200
+    assert body["data"] == {"things": [{"id": "a"}, {"id": "b", "inner": {"n": 1}}], "total": 2}
+
+
+def test_an_answer_that_bypassed_its_model_is_refused_in_strict_mode(monkeypatch):
+    monkeypatch.setenv("LAMBDAKIT_RESPONSES_STRICT", "1")
+    status, body = _call(_app({"id": "a", "pk": "leak"}, shape=False))
+    assert status == 500 and body["error"] == "RESPONSE_NOT_SHAPED"
+    monkeypatch.delenv("LAMBDAKIT_RESPONSES_STRICT")
+    assert _call(_app({"id": "a"}, shape=False))[0] == 200
+
+
+def test_the_strict_switch_is_on_for_the_suite():
+    import os
+
+    assert os.environ.get("LAMBDAKIT_RESPONSES_STRICT") == "1"
+
+
+def test_every_recorded_response_path_is_still_declared():
+    assert response_contract.CONTRACT.exists()
+    assert response_contract.undeclared() == {}
+
+
+def test_the_contract_check_can_fail():
+    contract = json.loads(response_contract.CONTRACT.read_text())
+    key = next(k for k, v in contract.items() if v)
+    probe = {key: contract[key] + ["no_such_field_anywhere"]}
+    assert response_contract.undeclared(probe) == {key: ["no_such_field_anywhere"]}
+
+
+@pytest.mark.parametrize("service", response_contract.SERVICES)
+def test_every_service_has_recorded_answers(service):
+    contract = json.loads(response_contract.CONTRACT.read_text())
+    assert sum(1 for k in contract if k.startswith(service + " ")) >= 20
