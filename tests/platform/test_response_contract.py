@@ -42,7 +42,7 @@ def _render(err: ApiError) -> dict:
     return {"error": err.code, "message": err.message}
 
 
-def _app(payload, *, shape=True, status=200, **docargs):
+def _app(payload, *, shape=True, status=200, answer=None, **docargs):
     from aws_lambda_powertools.event_handler.api_gateway import Router
 
     app = make_resolver(_render)
@@ -51,7 +51,7 @@ def _app(payload, *, shape=True, status=200, **docargs):
     @r.get("/thing", openapi_extensions=doc(response=f"{__name__}:Thing", status=status, **docargs))
     def thing():
         body = through_model(payload, status, siblings=("total",)) if shape else payload
-        return json_response(status, {"data": body})
+        return json_response(answer or status, {"data": body})
 
     app.include_router(r)
     return app
@@ -95,6 +95,12 @@ def test_an_answer_that_bypassed_its_model_is_refused_in_strict_mode(monkeypatch
     assert status == 500 and body["error"] == "RESPONSE_NOT_SHAPED"
     monkeypatch.delenv("LAMBDAKIT_RESPONSES_STRICT")
     assert _call(_app({"id": "a"}, shape=False))[0] == 200
+
+
+def test_a_json_success_with_an_undocumented_status_is_refused_in_strict_mode(monkeypatch):
+    monkeypatch.setenv("LAMBDAKIT_RESPONSES_STRICT", "1")
+    status, body = _call(_app({"id": "a"}, status=200, answer=202))  # documented: 200 only
+    assert status == 500 and body["error"] == "RESPONSE_STATUS_UNDOCUMENTED"
 
 
 def test_the_strict_switch_is_on_for_the_suite():

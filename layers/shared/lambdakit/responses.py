@@ -15,8 +15,10 @@ OpenAPI document shows is what is returned, and nothing else.
 - A list route (``list_key``/``paginated``) dumps every item; the envelope's own keys around the
   list (``pagination``, ``total``...) are the service's (``siblings``) and are kept, any other is
   dropped.
-- A 2xx JSON answer of a route that has a model but did not pass ``through_model`` is a 500 when
-  ``LAMBDAKIT_RESPONSES_STRICT`` is set (the test suite) and an error log line otherwise.
+- A 2xx JSON answer of a route that has a model but did not pass ``through_model``
+  (``RESPONSE_NOT_SHAPED``), or with a 2xx status the route does not document
+  (``RESPONSE_STATUS_UNDOCUMENTED``), is a 500 when ``LAMBDAKIT_RESPONSES_STRICT`` is set (the test
+  suite) and an error log line otherwise.
 - ``LAMBDAKIT_RESPONSE_AUDIT=<dir>``: nothing is changed; what shaping would drop, add or refuse
   is written to ``<dir>/<pid>.jsonl`` (the migration of routes onto their models).
 """
@@ -78,13 +80,30 @@ def middleware(app: Any, next_middleware: Callable) -> Any:
     finally:
         _current.reset(token)
     status = int(getattr(resp, "status_code", 0) or 0)
+    if not 200 <= status < 300 or spec.get("redirect") or spec.get("content_type"):
+        return resp
     ref, _ = _ref(spec, status)
-    if ref and 200 <= status < 300 and status not in bound.shaped:
-        _unshaped(bound, status)
-        if os.environ.get("LAMBDAKIT_RESPONSES_STRICT") and not _audit_dir():
-            from .errors import ApiError
+    if ref is None and _is_json(resp):
+        # a JSON success the route does not document: clients generated from the OpenAPI
+        # document cannot read it
+        return _refuse(bound, status, "RESPONSE_STATUS_UNDOCUMENTED", resp)
+    if ref and status not in bound.shaped:
+        return _refuse(bound, status, "RESPONSE_NOT_SHAPED", resp)
+    return resp
 
-            raise ApiError("Internal server error", code="RESPONSE_NOT_SHAPED", status=500)
+
+def _is_json(resp: Any) -> bool:
+    ctype = str(getattr(resp, "content_type", "") or (getattr(resp, "headers", None) or {}).get("Content-Type", ""))
+    return "json" in ctype and bool(getattr(resp, "body", None))
+
+
+def _refuse(bound: _Bound, status: int, code: str, resp: Any) -> Any:
+    """An answer that escaped its model: logged; a 500 in strict mode (the test suite)."""
+    _unshaped(bound, status, code)
+    if os.environ.get("LAMBDAKIT_RESPONSES_STRICT") and not _audit_dir():
+        from .errors import ApiError
+
+        raise ApiError("Internal server error", code=code, status=500)
     return resp
 
 
@@ -168,15 +187,15 @@ def _locations(exc: Exception) -> list[str]:
     return [type(exc).__name__ + ": " + str(exc)[:200]]
 
 
-def _unshaped(bound: _Bound, status: int) -> None:
+def _unshaped(bound: _Bound, status: int, code: str) -> None:
     audit = _audit_dir()
     if audit:
-        _record(audit, bound, status, None, {"unshaped": True})
+        _record(audit, bound, status, None, {"unshaped": code})
         return
     from .observability import get_logger
 
-    get_logger("lambdakit").error("response not shaped by its model", extra={"route": bound.route_key,
-                                                                             "status": status})
+    get_logger("lambdakit").error("response escaped its model", extra={"route": bound.route_key,
+                                                                      "status": status, "code": code})
 
 
 def _audit_dir() -> str:
