@@ -87,7 +87,9 @@ def middleware(app: Any, next_middleware: Callable) -> Any:
         # a JSON success the route does not document: clients generated from the OpenAPI
         # document cannot read it
         return _refuse(bound, status, "RESPONSE_STATUS_UNDOCUMENTED", resp)
-    if ref and status not in bound.shaped:
+    if ref and status not in bound.shaped and _is_json(resp):
+        # only a JSON answer is the model's: a route documented as JSON may also answer a file
+        # (internships POST /api/admin/export: a small export is the CSV itself)
         return _refuse(bound, status, "RESPONSE_NOT_SHAPED", resp)
     return resp
 

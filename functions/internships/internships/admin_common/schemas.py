@@ -1,9 +1,10 @@
 """Building blocks of the admin routes' OpenAPI documentation (``lambdakit.openapi.doc``).
 
-Response models describe what the routes really return: objects keep ``extra="allow"``
-because stored items carry more attributes than the documented core, and optional
-fields are those a route omits or sends as ``null``. Query models document the query
-parameters (the handlers still parse and validate them themselves). Nothing here is
+Response models are what the routes return (issue 35): ``http.ok`` dumps every answer through
+its route's model, so an attribute a model does not declare never leaves the service (storage
+keys, counters of other items...). A field a stored item has only in some states is optional with a
+default and stays absent when unset; a field sent as ``null`` is ``X | None``. Query models document
+the query parameters (the handlers still parse and validate them themselves). Nothing here is
 imported at cold start: routes name these models as ``"module:Class"`` strings.
 """
 from __future__ import annotations
@@ -15,12 +16,16 @@ from pydantic import ConfigDict, Field
 from lambdakit.model import Model
 
 
-class Open(Model):
-    """An object whose listed fields are guaranteed; other attributes may follow."""
-    model_config = ConfigDict(extra="allow", defer_build=True)
+class Out(Model):
+    """A response object: exactly its declared fields (undeclared attributes are dropped)."""
+    model_config = ConfigDict(defer_build=True)
 
 
-class Ok(Open):
+#: the former name (admin_catalog's models still import it)
+Open = Out
+
+
+class Ok(Out):
     success: bool
 
 
@@ -50,6 +55,17 @@ class DateRange(Model):
 
     date_from: str = Field("", description="ISO 8601 date or timestamp (inclusive)")
     date_to: str = Field("", description="ISO 8601 date (whole day) or timestamp (inclusive)")
+
+
+class Page(Ok):
+    """The keys ``lambdakit.listing.list_body`` puts beside a list (``http.LIST_SIBLINGS``), for a
+    list route whose body carries more than its list (documented as one object, not ``list_key``)."""
+    total: int
+    page: int
+    limit: int
+    pages: int
+    nextCursor: Optional[str] = None
+    totalExact: Optional[bool] = Field(None, description="false when total is a bounded estimate (absent: exact)")
 
 
 Json = dict[str, Any]

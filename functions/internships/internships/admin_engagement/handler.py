@@ -18,7 +18,6 @@ from ..http import build_app, lambda_entry, ok
 
 router = APIGatewayHttpRouter()
 _M = "internships.admin_engagement.models:"
-_TASK = "internships.tasks.models:"
 # typed as the router's middleware list (a list is invariant: list[_RequirePermission] would not do)
 ANN: list[Callable[..., Any]] = [require_permission("manage_announcements")]
 JOBS: list[Callable[..., Any]] = [require_permission("manage_jobs")]
@@ -79,7 +78,7 @@ def delete_announcement(id: str):  # noqa: A002
 
 # ---------------------------------------------------------------- jobs
 @router.get("/api/admin/jobs", middlewares=JOBS, summary="List aggregated jobs (newest first)",
-            openapi_extensions=doc(query=_M + "PageQuery", response=_M + "AdminJob", list_key="jobs", paginated=True),
+            openapi_extensions=doc(query=_M + "PageQuery", response=_M + "AdminJobsPage"),
             description="Query page, limit; response total, pages and per-source counts.")
 def list_jobs():
     from ..jobs import service as jobs  # lazily: only the jobs routes
@@ -145,21 +144,21 @@ _ASYNC = ("Fetches inline while the request's time budget lasts; when sources re
 
 
 @router.post("/api/admin/jobs/fetch-all",
-             openapi_extensions=doc(response=_M + "FetchOut", also={202: _TASK + "TaskAccepted"}),
+             openapi_extensions=doc(response=_M + "FetchOut", also={202: _M + "FetchAccepted"}),
              middlewares=JOBS, summary="Fetch from the search API and all RSS feeds", description=_ASYNC)
 def fetch_all():
     return _fetch_task("jobs-fetch-all")
 
 
 @router.post("/api/admin/jobs/fetch-rss",
-             openapi_extensions=doc(response=_M + "FetchOut", also={202: _TASK + "TaskAccepted"}),
+             openapi_extensions=doc(response=_M + "FetchOut", also={202: _M + "FetchAccepted"}),
              middlewares=JOBS, summary="Fetch from the configured RSS/Atom feeds", description=_ASYNC)
 def fetch_rss():
     return _fetch_task("jobs-fetch-rss")
 
 
 @router.get("/api/admin/tasks/<taskId>", middlewares=JOBS, summary="Status of a fetch that went on asynchronously",
-            openapi_extensions=doc(response=_TASK + "TaskStatus", errors=(404,)),
+            openapi_extensions=doc(response=_M + "JobsTaskStatus", errors=(404,)),
             description="status running, done or failed; added, updated, sources, errors so far; finishedAt. "
                         "Records expire 7 days after their last change.")
 def admin_task(taskId: str):  # noqa: N803 - the path parameter's name

@@ -43,8 +43,11 @@ class TestEmail(Model):
 # ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
 from typing import Literal, Optional  # noqa: E402
 
-from ..admin_common.schemas import Ok, Open, PageQuery  # noqa: E402
+from ..admin_common.schemas import Ok, Page, PageQuery  # noqa: E402
+from ..admin_common.schemas import Out as _Out  # noqa: E402
 from ..announcements.models import Announcement  # noqa: E402
+from ..jobs.models import Job  # noqa: E402
+from ..tasks.models import Accepted, FetchCounts, Task  # noqa: E402
 
 
 class AnnouncementOut(Ok):
@@ -56,15 +59,14 @@ class AnnouncementDeleted(Ok):
     deleted: bool
 
 
-class AdminJob(Open):
-    id: str
-    title: str
-    company: str
-    location: str
-    url: str
-    source: Optional[str] = None
-    postedAt: Optional[str] = None
-    fetchedAt: Optional[str] = None
+
+
+
+
+class AdminJobsPage(Page):
+    """``page``/``limit``/``total``/``pages`` and, per source that holds jobs, how many."""
+    jobs: list[Job]
+    sources: dict[str, int] = Field(description="jobs per source (``api:<host>``, ``rss:<host>``)")
 
 
 class JobsDeleteQuery(Model):
@@ -80,11 +82,17 @@ class JobsDeleted(Ok):
     more: bool
 
 
-class FetchOut(Ok):
-    added: int
-    updated: int
-    sources: int
-    errors: list[dict]
+class FetchOut(Ok, FetchCounts):
+    """What a fetch did (all of it, or the part done before it went on as a task)."""
+
+
+class FetchAccepted(Accepted, FetchCounts):
+    """202: the fetch goes on as a task; the counts so far."""
+    success: bool
+
+
+class JobsTaskStatus(Task, FetchCounts):
+    """``GET /api/admin/tasks/{taskId}``: a jobs fetch task and its counts so far."""
 
 
 class EmailQueueQuery(PageQuery):
@@ -94,25 +102,55 @@ class EmailQueueQuery(PageQuery):
     endDate: str = Field("", description="YYYY-MM-DD (creation day, inclusive)")
 
 
-class QueuedEmail(Open):
+class QueuedEmail(_Out):
     id: str
     templateType: str
     to: str
     status: str
+    subject: Optional[str] = None
     attempts: int
+    lastError: Optional[str] = None
     createdAt: str
+    updatedAt: Optional[str] = None
+    sentAt: Optional[str] = None
+    nextAttemptAt: Optional[str] = Field(None, description="set while pending")
+    openedAt: Optional[str] = None
+    openCount: int = 0
+    userId: Optional[str] = None
 
 
 class EmailOut(Ok):
     email: QueuedEmail
 
 
-class EmailStats(Ok):
+class TemplateCounts(_Out):
     total: int
-    deliveryRate: float
-    openRate: float
-    byTemplate: dict
-    last7Days: list[dict]
+    sent: int
+    failed: int
+    opened: int
+
+
+class DayCounts(_Out):
+    date: str
+    queued: int
+    sent: int
+    failed: int
+    opened: int
+
+
+class EmailStats(Ok):
+    provider: str
+    total: int
+    pending: int
+    sending: int
+    sent: int
+    failed: int
+    cancelled: int
+    opened: int
+    deliveryRate: float = Field(description="percent of queued emails sent")
+    openRate: float = Field(description="percent of sent emails opened")
+    byTemplate: dict[str, TemplateCounts] = Field(description="per template kind that has emails")
+    last7Days: list[DayCounts]
 
 
 class TestEmailOut(Ok):
@@ -120,5 +158,3 @@ class TestEmailOut(Ok):
     template: str
     to: str
     message: str
-
-

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import ConfigDict, EmailStr, Field, StrictBool, StrictInt, field_validator
 
@@ -60,7 +60,7 @@ class ExportRequest(Model):
 
 
 # ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
-from ..admin_common.schemas import Ok, Open  # noqa: E402
+from ..admin_common.schemas import Ok, Out  # noqa: E402
 
 
 class SettingsOut(Ok):
@@ -73,24 +73,89 @@ class AnalyticsQuery(Model):
     type: Literal["platform", "domains"] = "platform"
 
 
+class _Total(Out):
+    total: int
+
+
+class UserCounts(_Total):
+    byRole: dict[str, int] = Field(description="per role")
+
+
+class EnrollmentCounts(_Total):
+    byStatus: dict[str, int] = Field(description="per enrollment status")
+
+
+class LeadCounts(_Total):
+    byStatus: dict[str, int] = Field(description="per lead status")
+
+
+class Revenue(Out):
+    total: float
+    currency: str
+
+
+class CertificateCounts(Out):
+    issued: int
+    revoked: int
+
+
+class InvoiceCounts(Out):
+    issued: int
+
+
+class VisitorCounts(_Total):
+    today: int
+
+
+class PlatformAnalytics(Out):
+    """``type=platform``."""
+    users: UserCounts
+    enrollments: EnrollmentCounts
+    revenue: Revenue
+    certificates: CertificateCounts
+    invoices: InvoiceCounts
+    domains: _Total
+    milestones: dict[str, int] = Field(description="milestones per status")
+    leads: LeadCounts
+    visitors: VisitorCounts
+
+
+class DomainRow(Out):
+    domainId: str
+    name: Optional[str] = None
+    slug: Optional[str] = None
+    isActive: bool
+    enrollments: int
+    active: int
+    completed: int
+    completionRate: float
+    revenue: float
+
+
+class DomainsAnalytics(Out):
+    """``type=domains``: one row per domain, most enrollments first."""
+    domains: list[DomainRow]
+
+
 class AnalyticsOut(Ok):
     type: Literal["platform", "domains"]
-    data: dict[str, Any]
+    data: PlatformAnalytics | DomainsAnalytics
     cacheAge: int
 
 
-class Tile(Open):
+class Tile(Out):
     key: str
     label: str
     value: float | int
     unit: Optional[str] = None
+    sample: Optional[int] = Field(None, description="averageCompletionTime: completed enrollments averaged")
 
 
 class EngagementOut(Ok):
     tiles: list[Tile]
 
 
-class FunnelStage(Open):
+class FunnelStage(Out):
     stage: str
     count: int
     rateFromPrevious: Optional[float] = None

@@ -74,7 +74,7 @@ def repair(id: str):
 
 # ---------------------------------------------------------------- submissions (review_milestones)
 @router.get("/api/admin/submissions", middlewares=[require_permission("review_milestones")],
-            openapi_extensions=doc(query=_M + "SubmissionsQuery", response=_M + "AdminEnrollment",
+            openapi_extensions=doc(query=_M + "SubmissionsQuery", response=_M + "Submission",
                                    list_key="submissions", paginated=True),
             summary="Final-project submissions", description="Query page, limit, status (submitted|approved|"
                                                              "rejected), search, cursor.")
@@ -88,8 +88,7 @@ def list_submissions():
 # the review queue's counters are read with the caller's user item (one round trip fewer)
 @router.get("/api/admin/submissions/milestones",
             middlewares=[require_permission("review_milestones", reads=Reads(lambda app: submissions.counter_keys()))],
-            openapi_extensions=doc(query=_M + "MilestoneSubmissionsQuery", response=_M + "Milestone",
-                                   list_key="milestones", paginated=True),
+            openapi_extensions=doc(query=_M + "MilestoneSubmissionsQuery", response=_M + "MilestonePage"),
             summary="Milestone submissions (review queue)",
             description="Without status: every submitted (pending review), reviewed and rejected milestone, "
                         "newest status change first, each with its status. Query status (submitted|reviewed|"
@@ -212,8 +211,7 @@ def delete_resource(id: str):
 
 # ---------------------------------------------------------------- certificate templates
 @router.get("/api/admin/certificate-templates", middlewares=[require_permission("manage_templates")],
-            openapi_extensions=doc(query=_M + "ListQuery", response=_M + "CertTemplate", list_key="templates",
-                                   paginated=True),
+            openapi_extensions=doc(query=_M + "ListQuery", response=_M + "TemplatePage"),
             summary="List certificate templates", description="activeTemplateId names the one driving the PDF.")
 def list_templates():
     from . import cert_templates  # lazily: the certificate layout model only these routes use

@@ -101,7 +101,7 @@ class InvoiceSend(Model):
 
 
 # ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
-from ..admin_common.schemas import DateRange, ListQuery, Message, Ok, Open  # noqa: E402
+from ..admin_common.schemas import DateRange, ListQuery, Message, Ok, Out, Page  # noqa: E402
 
 
 class EnrollmentsQuery(ListQuery):
@@ -111,17 +111,88 @@ class EnrollmentsQuery(ListQuery):
     payment_status: str = ""
 
 
-class AdminEnrollment(Open):
+class PlanStep(Out):
+    title: str
+    description: Optional[str] = None
+
+
+class AdminEnrollment(Out):
+    """An enrollment as staff see it. Fields a state sets (payment, activation, cancellation,
+    completion, the final-project submission) are absent until it is reached."""
     id: str
     user_id: str
+    student_name: Optional[str] = None
+    student_email: Optional[str] = None
     domain_id: str
+    domain_name: Optional[str] = None
+    domain_slug: Optional[str] = None
+    plan: Optional[list[PlanStep]] = None
+    duration: Optional[int] = None
+    price: Optional[float] = None
+    discount: Optional[float] = None
+    amount: Optional[float] = None
+    amount_paise: Optional[int] = None
+    coupon_code: Optional[str] = None
+    coupon_id: Optional[str] = None
     status: str
+    payment_status: Optional[str] = None
+    payment_source: Optional[str] = None
+    gateway: Optional[str] = None
+    order_id: Optional[str] = None
+    payment_id: Optional[str] = None
+    refund_required: Optional[bool] = None
+    paid_at: Optional[str] = None
+    activated_at: Optional[str] = None
+    end_date: Optional[str] = None
+    milestone_count: Optional[int] = None
+    invoice_id: Optional[str] = None
+    invoice_number: Optional[str] = None
+    cancelled_at: Optional[str] = None
+    completed_at: Optional[str] = None
+    certificate_id: Optional[str] = None
+    admin_notes: Optional[str] = None
+    submission_email: Optional[str] = None
+    submitted_at: Optional[str] = None
+    project_status: Optional[str] = None
+    submission_remarks: Optional[str] = None
+    submission_reviewed_at: Optional[str] = None
+    submission_reviewed_by: Optional[str] = None
     created_at: str
+    updated_at: Optional[str] = None
+    updated_by: Optional[str] = None
+
+
+class EnrollmentMilestone(Out):
+    """A stored milestone as the enrollment's admin routes show it."""
+    id: str
+    enrollment_id: str
+    user_id: Optional[str] = None
+    domain_id: Optional[str] = None
+    order: int
+    title: str
+    description: Optional[str] = None
+    status: str
+    due_date: Optional[str] = None
+    submission_notes: Optional[str] = None
+    submission_url: Optional[str] = None
+    submitted_at: Optional[str] = None
+    remarks: Optional[str] = None
+    reviewed_at: Optional[str] = None
+    reviewed_by: Optional[str] = None
+    repaired_at: Optional[str] = None
+    created_at: Optional[str] = None
+    updated_at: Optional[str] = None
+
+
+class Progress(Out):
+    total: int
+    reviewed: int
+    submitted: int
 
 
 class EnrollmentDetail(AdminEnrollment):
-    milestones: list[dict]
-    progress: dict
+    milestones: list[EnrollmentMilestone]
+    progress: Progress
 
 
 class EnrollmentOut(Ok):
@@ -136,12 +207,27 @@ class RepairOut(Ok):
     created: int
     existing: int
     total: int
-    milestones: list[dict]
+    milestones: list[EnrollmentMilestone]
 
 
 class SubmissionsQuery(ListQuery):
     status: str = Field("", description="submitted|approved|rejected")
     search: str = Field("", max_length=200)
+
+
+class Submission(Out):
+    """A final-project submission (one per enrollment: ``id`` and ``enrollmentId`` are the enrollment's)."""
+    id: str
+    enrollmentId: str
+    user_id: Optional[str] = None
+    student_name: Optional[str] = None
+    student_email: Optional[str] = None
+    domain_name: Optional[str] = None
+    submission_email: Optional[str] = None
+    submitted_at: Optional[str] = None
+    project_status: str
+    remarks: Optional[str] = None
+    enrollment_status: Optional[str] = None
 
 
 class MilestoneSubmissionsQuery(ListQuery):
@@ -150,11 +236,23 @@ class MilestoneSubmissionsQuery(ListQuery):
     enrollment_id: str = ""
 
 
-class Milestone(Open):
-    id: str
-    enrollment_id: str
-    order: int
-    status: str
+class Milestone(EnrollmentMilestone):
+    """A milestone in the review queue: with its student and domain."""
+    student_name: Optional[str] = None
+    student_email: Optional[str] = None
+    domain_name: Optional[str] = None
+
+
+class SubmissionCounts(Out):
+    submitted: int
+    reviewed: int
+    rejected: int
+
+
+class MilestonePage(Page):
+    milestones: list[Milestone]
+    pendingCount: int = Field(description="submitted milestones awaiting review (the badge)")
+    counts: SubmissionCounts
 
 
 class DecisionOut(Ok):
@@ -170,16 +268,29 @@ class ResourcesQuery(ListQuery):
     resource_type: str = ""
 
 
-class Resource(Open):
+class Resource(Out):
     id: str
     domain_id: str
     week: int
+    position: Optional[int] = None
     title: str
+    description: Optional[str] = None
     resource_type: str
+    url: Optional[str] = None
+    file_key: Optional[str] = None
+    is_active: Optional[bool] = None
+    created_at: Optional[str] = None
+    created_by: Optional[str] = None
+    updated_at: Optional[str] = None
+    updated_by: Optional[str] = None
+
+
+class ResourceDetail(Resource):
+    download_url: Optional[str] = Field(None, description="short-lived link to the stored file (file_key)")
 
 
 class ResourceOut(Ok):
-    resource: Resource
+    resource: ResourceDetail
 
 
 class UploadOut(Ok):
@@ -200,11 +311,21 @@ class SignOut(Ok):
     expiresIn: int
 
 
-class CertTemplate(Open):
+class CertTemplate(Out):
     id: str
     name: str
-    layout: dict
+    description: Optional[str] = None
+    layout: CertificateLayout
     is_active: bool
+    created_at: Optional[str] = None
+    created_by: Optional[str] = None
+    updated_at: Optional[str] = None
+    updated_by: Optional[str] = None
+
+
+class TemplatePage(Page):
+    templates: list[CertTemplate]
+    activeTemplateId: Optional[str] = Field(None, description="the template driving the certificate PDF")
 
 
 class TemplateOut(Ok):
@@ -217,11 +338,26 @@ class CertificatesQuery(ListQuery):
     domain_id: str = ""
 
 
-class Certificate(Open):
+class Certificate(Out):
     certificate_id: str
     enrollment_id: str
     user_id: str
+    student_name: Optional[str] = None
+    student_email: Optional[str] = None
+    domain_id: Optional[str] = None
+    domain_name: Optional[str] = None
+    duration: Optional[int] = None
+    issue_date: Optional[str] = None
+    issued_at: Optional[str] = None
+    expiry_at: Optional[str] = None
+    pdf_key: Optional[str] = None
+    status_index: Optional[int] = Field(None, description="the certificate's entry in the credential status list")
     revoked: bool
+    revoked_at: Optional[str] = None
+    revoked_by: Optional[str] = None
+    revoked_reason: Optional[str] = None
+    unrevoked_at: Optional[str] = None
+    unrevoked_by: Optional[str] = None
 
 
 class CertificateOut(Ok):
@@ -233,11 +369,39 @@ class InvoicesQuery(ListQuery, DateRange):
     user_id: str = ""
 
 
-class Invoice(Open):
+class Invoice(Out):
     id: str
     number: str
+    financial_year: Optional[str] = None
+    sequence: Optional[int] = None
     enrollment_id: str
     user_id: str
+    student_name: Optional[str] = None
+    student_email: Optional[str] = None
+    student_state: Optional[str] = None
+    student_phone: Optional[str] = None
+    domain_id: Optional[str] = None
+    domain_name: Optional[str] = None
+    duration: Optional[int] = None
+    price: Optional[float] = None
+    discount: Optional[float] = None
+    amount: Optional[float] = None
+    coupon_code: Optional[str] = None
+    payment_id: Optional[str] = None
+    order_id: Optional[str] = None
+    tax_mode: Optional[str] = None
+    taxable_value: Optional[float] = None
+    cgst: Optional[float] = None
+    sgst: Optional[float] = None
+    igst: Optional[float] = None
+    gst_rate: Optional[float] = None
+    total_tax: Optional[float] = None
+    issued_at: Optional[str] = None
+    invoice_date: Optional[str] = None
+    pdf_key: Optional[str] = None
+    last_sent_at: Optional[str] = None
+    last_email_id: Optional[str] = None
+    send_count: Optional[int] = None
 
 
 class InvoiceSendOut(Ok):

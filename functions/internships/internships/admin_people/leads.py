@@ -91,5 +91,9 @@ def convert(admin_id: str, lead_id: str, overrides: dict) -> dict:
         after = repo.get_lead(lead_id) or lead
     activity.record(admin_id, "lead.convert", "lead", lead_id, before={"status": lead.get("status")},
                     after={"status": "converted", "user_id": user["id"]})
-    return {"lead": after, "user": {k: user.get(k) for k in ("id", "name", "email", "role", "phone")},
+    from lambdakit.model import dump
+
+    from .models import ConvertedUser
+
+    return {"lead": after, "user": dump(ConvertedUser, user),
             "setPasswordLink": link, "expiresAt": expires_at, "emailId": email_id}

@@ -86,16 +86,18 @@ class FixAvatars(Model):
 
 
 # ---------------------------------------------------------------- OpenAPI: queries and responses (round 2)
-from ..admin_common.schemas import DateRange, ListQuery, Message, Ok, Open  # noqa: E402
+from typing import Any  # noqa: E402
+
+from ..admin_common.schemas import DateRange, ListQuery, Message, Ok, Out  # noqa: E402
 
 
-class RoleView(Open):
+class RoleView(Out):
     role: str
     permissions: list[str]
     defaults: list[str]
     customised: bool
     editable: bool
-    version: int
+    version: int = Field(description="send it back with PUT for optimistic concurrency")
     updatedAt: Optional[str] = None
     updatedBy: Optional[str] = None
 
@@ -116,14 +118,14 @@ class ActivityQuery(ListQuery, DateRange):
     search: str = Field("", max_length=200)
 
 
-class ActivityLog(Open):
+class ActivityLog(Out):
     id: str
     admin_id: str
     action_type: str
     entity_type: str
     entity_id: str
-    before: Optional[dict] = None
-    after: Optional[dict] = None
+    before: Optional[dict[str, Any]] = Field(None, description="the entity's changed attributes before (free-form)")
+    after: Optional[dict[str, Any]] = Field(None, description="the entity's changed attributes after (free-form)")
     created_at: str
 
 
@@ -132,30 +134,55 @@ class UsersQuery(ListQuery):
     role: str = Field("", description="student|admin|super_admin|project_admin|reviewer")
 
 
-class AdminUser(Open):
-    """A user without secrets (no password hash)."""
+class AdminUser(Out):
+    """A user as staff see it: the profile (``UserUpdate``'s fields), never a secret (password hash,
+    Google subject, search text)."""
     id: str
     email: str
     role: str
     name: Optional[str] = None
+    phone: Optional[str] = None
+    college: Optional[str] = None
+    degree: Optional[str] = None
+    branch: Optional[str] = None
+    year_of_study: Optional[int] = None
+    graduation_year: Optional[int] = None
+    birthday: Optional[str] = None
+    gender: Optional[str] = None
+    city: Optional[str] = None
+    state: Optional[str] = None
+    country: Optional[str] = None
+    linkedin_url: Optional[str] = None
+    github_url: Optional[str] = None
+    avatar_url: Optional[str] = None
+    disabled: Optional[bool] = None
+    email_verified: Optional[bool] = None
+    open_enrollments: Optional[int] = Field(None, description="enrollments not cancelled or completed")
+    invoice_count: Optional[int] = None
+    created_at: Optional[str] = None
+    updated_at: Optional[str] = None
 
 
 class UserOut(Ok):
     user: AdminUser
 
 
-class UserBrief(Open):
+class UserBrief(Out):
     id: str
     name: Optional[str] = None
     email: str
     role: str
 
 
+class ConvertedUser(UserBrief):
+    phone: Optional[str] = None
+
+
 class StudentsQuery(ListQuery):
     search: str = Field("", max_length=200)
 
 
-class StudentBrief(Open):
+class StudentBrief(Out):
     id: str
     name: Optional[str] = None
     email: str
@@ -179,14 +206,23 @@ class LeadsQuery(ListQuery, DateRange):
     search: str = Field("", max_length=200)
 
 
-class Lead(Open):
+class Lead(Out):
     id: str
     status: str
+    type: Optional[str] = None
+    source: Optional[str] = None
     name: Optional[str] = None
     email: Optional[str] = None
     phone: Optional[str] = None
+    domain: Optional[str] = None
+    duration: Optional[str] = None
     notes: Optional[str] = None
     created_at: Optional[str] = None
+    updated_at: Optional[str] = None
+    updated_by: Optional[str] = None
+    converted_at: Optional[str] = None
+    converted_by: Optional[str] = None
+    user_id: Optional[str] = Field(None, description="the student account a converted lead became")
 
 
 class LeadOut(Ok):
@@ -195,7 +231,7 @@ class LeadOut(Ok):
 
 class LeadConvertOut(Ok):
     lead: Lead
-    user: UserBrief
+    user: ConvertedUser
     setPasswordLink: str
     expiresAt: str
     emailId: str

@@ -108,16 +108,23 @@ def delete(admin_id: str, user_id: str) -> None:
 
 
 def users_list(*, role: str | None, search: str | None, offset: int, limit: int, cursor: str | None):
+    """Each user as ``models.UserBrief`` (every field present, ``null`` when unknown)."""
+    from lambdakit.model import dump
+
+    from .models import UserBrief
+
     items, total, exact, nxt = list_users(role=role, search=search, offset=offset, limit=limit, cursor=cursor)
-    return [{k: u.get(k) for k in ("id", "name", "email", "role")} for u in items], total, exact, nxt
-
-
-STUDENT_FIELDS = ("id", "name", "email", "phone", "college", "city", "created_at", "avatar_url")
+    return [dump(UserBrief, u) for u in items], total, exact, nxt
 
 
 def students(*, search: str | None, offset: int, limit: int, cursor: str | None):
+    """Each student as ``models.StudentBrief`` (every field present, ``null`` when unknown)."""
+    from lambdakit.model import dump
+
+    from .models import StudentBrief
+
     items, total, exact, nxt = list_users(role="student", search=search, offset=offset, limit=limit, cursor=cursor)
-    return [{k: u.get(k) for k in STUDENT_FIELDS} for u in items], total, exact, nxt
+    return [dump(StudentBrief, u) for u in items], total, exact, nxt
 
 
 # ---------------------------------------------------------------- google avatars

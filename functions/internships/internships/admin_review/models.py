@@ -12,24 +12,18 @@ class ApproveEnrollment(Model):
 
 
 # ---------------------------------------------------------------- OpenAPI: responses (round 2)
-from ..admin_common.schemas import Ok, Open  # noqa: E402
-
-
-class MilestoneView(Open):
-    id: str
-    enrollmentId: str
-    order: int
-    title: str
-    status: str
-    locked: bool
+from ..admin_common.schemas import Ok  # noqa: E402
+from ..documents.models import OwnerCertificate  # noqa: E402
+from ..learning.models import Milestone  # noqa: E402
 
 
 class MilestoneOut(Ok):
-    milestone: MilestoneView
+    """The milestone as its student sees it (``learning.service.view``)."""
+    milestone: Milestone
     message: str | None = None
 
 
 class ApproveOut(Ok):
     message: str
     certificateId: str
-    certificate: dict
+    certificate: OwnerCertificate
