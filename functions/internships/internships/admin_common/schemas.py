@@ -34,7 +34,7 @@ class Message(Ok):
 
 
 class ListQuery(Model):
-    """``page`` (≥ 1), ``limit`` (1–100, default 20), ``cursor`` (opaque, from ``nextCursor``)."""
+    """``page``, ``limit`` and ``cursor`` (opaque, from ``nextCursor``); bounds and defaults: the fields."""
     model_config = ConfigDict(defer_build=True)
 
     page: int = Field(1, ge=1, le=10_000)
@@ -43,7 +43,7 @@ class ListQuery(Model):
 
 
 class PageQuery(Model):
-    """``page`` (≥ 1) and ``limit`` (1–100, default 20)."""
+    """``page`` and ``limit``; bounds and defaults: the fields."""
     model_config = ConfigDict(defer_build=True)
 
     page: int = Field(1, ge=1, le=10_000)

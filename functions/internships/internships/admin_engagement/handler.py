@@ -86,16 +86,13 @@ def list_jobs():
     return ok(jobs.admin_list(query(router, "page"), query(router, "limit")))
 
 
-#: 100 years: older cut-offs name dates before year 1 (and mean nothing for job postings).
-MAX_OLDER_THAN_DAYS = 36_500
-
-
 @router.delete("/api/admin/jobs", middlewares=JOBS, summary="Delete jobs",
                openapi_extensions=doc(query=_M + "JobsDeleteQuery", response=_M + "JobsDeleted"),
-               description="Query or body: jobId (one), olderThanDays (0..36500), or all=true; bulk deletes remove up to "
+               description="Query or body: jobId (one), olderThanDays (bounds: the query's schema), or all=true; bulk deletes remove up to "
                            "200 oldest per call and answer more=true when more remain.")
 def delete_jobs():
     from ..jobs import service as jobs  # lazily: only the jobs routes
+    from .models import MAX_OLDER_THAN_DAYS
 
     body = json_object(router, required=False)
     job_id = body.get("jobId") or query(router, "jobId")

@@ -69,11 +69,16 @@ class AdminJobsPage(Page):
     sources: dict[str, int] = Field(description="jobs per source (``api:<host>``, ``rss:<host>``)")
 
 
+#: 100 years: older cut-offs name dates before year 1 (and mean nothing for job postings).
+MAX_OLDER_THAN_DAYS = 36_500
+
+
 class JobsDeleteQuery(Model):
     model_config = ConfigDict(defer_build=True)
 
     jobId: str = Field("", max_length=200)
-    olderThanDays: int = Field(0, ge=0, le=3650)
+    olderThanDays: int = Field(0, ge=0, le=MAX_OLDER_THAN_DAYS,
+                               description=f"delete jobs fetched more than this many days ago (0..{MAX_OLDER_THAN_DAYS})")
     all: Literal["", "true", "false", "1", "0"] = ""
 
 

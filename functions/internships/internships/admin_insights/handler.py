@@ -30,7 +30,8 @@ def get_settings():
              openapi_extensions=doc(body=_M + "SiteSettingsUpdate", response=_M + "SettingsOut"),
              summary="Update platform settings",
              description="Body: any of siteName, siteEmail, sitePhone, siteAddress, maintenanceMode (boolean), "
-                         "maxEnrollmentsPerStudent (integer 1-50, or null: no cap, the default). Any other key is 400. "
+                         "maxEnrollmentsPerStudent (integer, or null: no cap, the default); bounds in the body's schema. Any other key "
+                         "is 400. "
                          "Returns all six.")
 def post_settings():
     from . import site_settings

@@ -10,6 +10,10 @@ from lambdakit.validated import FreeDict
 from ..accounts import phones
 
 
+#: The highest per-student cap on open enrollments an admin may set (null: no cap).
+MAX_ENROLLMENTS_CAP = 50
+
+
 class SiteSettingsUpdate(Model):
     model_config = ConfigDict(extra="forbid")
 
@@ -19,8 +23,8 @@ class SiteSettingsUpdate(Model):
                                      description=phones.DESCRIPTION + ' "" clears it.')
     siteAddress: Optional[str] = Field(None, max_length=500)
     maintenanceMode: Optional[StrictBool] = None
-    maxEnrollmentsPerStudent: Optional[StrictInt] = Field(None, ge=1, le=50,
-                                                          description="1-50; null removes the cap")
+    maxEnrollmentsPerStudent: Optional[StrictInt] = Field(None, ge=1, le=MAX_ENROLLMENTS_CAP,
+                                                          description=f"1-{MAX_ENROLLMENTS_CAP}; null removes the cap")
 
     @field_validator("siteName", "sitePhone", "siteAddress")
     @classmethod

@@ -130,9 +130,10 @@ def reject_submission(id: str):
             summary="List resources", description="Query domain_id, week, resource_type, page, limit.")
 def list_resources():
     from . import resources
+    from .models import MAX_WEEK
 
     q = list_request(router, "domain_id", "resource_type")
-    week = int_query(router, "week", 0, minimum=0, maximum=52)
+    week = int_query(router, "week", 0, minimum=0, maximum=MAX_WEEK)
     items, total, exact, nxt = resources.list_resources(domain_id=q.get("domain_id"), week=week or None,
                                                         resource_type=q.get("resource_type"), **q.window)
     return ok(list_body("resources", items, q, total, nxt, exact))

@@ -50,13 +50,15 @@ else:
     ResourceKey = objectkeys.key_type("resources/")
 
 ResourceType = Literal["video", "article", "document", "link", "file", "assignment"]
+#: Resources are filed under programme weeks 1..MAX_WEEK.
+MAX_WEEK = 52
 
 
 class ResourceIn(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     domain_id: str = Field(min_length=1, max_length=64)
-    week: int = Field(ge=1, le=52)
+    week: int = Field(ge=1, le=MAX_WEEK)
     position: int = Field(0, ge=0, le=9999)
     title: str = Field(min_length=1, max_length=200)
     description: str = Field("", max_length=5000)
@@ -70,7 +72,7 @@ class ResourcePatch(Model):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     domain_id: Optional[str] = Field(None, min_length=1, max_length=64)
-    week: Optional[int] = Field(None, ge=1, le=52)
+    week: Optional[int] = Field(None, ge=1, le=MAX_WEEK)
     position: Optional[int] = Field(None, ge=0, le=9999)
     title: Optional[str] = Field(None, min_length=1, max_length=200)
     description: Optional[str] = Field(None, max_length=5000)
@@ -264,7 +266,7 @@ class DecisionOut(Ok):
 
 class ResourcesQuery(ListQuery):
     domain_id: str = ""
-    week: int = Field(0, ge=0, le=52, description="0 = every week")
+    week: int = Field(0, ge=0, le=MAX_WEEK, description="0 = every week")
     resource_type: str = ""
 
 

@@ -22,7 +22,8 @@ class TaskError(_Out):
 
 
 class FetchCounts(_Out):
-    """What a jobs fetch did: jobs added and updated, sources read, errors (the first 20)."""
+    """What a jobs fetch did: jobs added and updated, sources read, errors (the first
+    ``tasks.service.MAX_LIST``)."""
     added: int = 0
     updated: int = 0
     sources: int = 0
