@@ -9,7 +9,6 @@ from lambdakit.validated import FreeDict
 
 from ..accounts import phones
 
-
 #: The highest per-student cap on open enrollments an admin may set (null: no cap).
 MAX_ENROLLMENTS_CAP = 50
 
