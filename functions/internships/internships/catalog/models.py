@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
+from lambdakit.validated import WebUrl
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_MILESTONES = 20
+FAQ_URL_MAX_LENGTH = 500
+
+
+def _https(v: str | None) -> str | None:
+    if v and not v.lower().startswith("https://"):
+        raise ValueError("must be an https URL")
+    return v
+
+
+#: The domain's FAQ page (issue 35, the measured field): set by admins, shown on the public domain routes.
+FaqUrl = Annotated[WebUrl, AfterValidator(_https), Field(
+    max_length=FAQ_URL_MAX_LENGTH,
+    description=f"The domain's FAQ page: an https URL of at most {FAQ_URL_MAX_LENGTH} characters (absent when "
+                "none; an update with \"\" removes it)")]
 
 
 class MilestonePlan(Model):
@@ -61,6 +77,7 @@ class DomainIn(_DomainRules):
     prices: dict[str, float] = Field(min_length=1)
     milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES)
     is_active: bool = True
+    faq_url: FaqUrl | None = None
 
 
 class DomainPatch(_DomainRules):
@@ -72,6 +89,7 @@ class DomainPatch(_DomainRules):
     prices: dict[str, float] | None = Field(default=None, min_length=1)
     milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES)
     is_active: bool | None = None
+    faq_url: FaqUrl | None = None
 
 
 class CouponValidateRequest(Model):
@@ -83,39 +101,38 @@ class CouponValidateRequest(Model):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-
-class PublicDomain(_Out):
+# Every answer is dumped through these models (issue 35): ``service.public_view`` hands over the stored
+# domain and only what ``PublicDomain`` declares is shown (admins see ``admin_catalog.models.AdminDomain``).
+class PublicDomain(Model):
     id: str
     name: str
     slug: str
     description: str
-    prices: dict[str, float]
+    prices: dict[str, float] = Field(description="INR by duration in months (\"1\", \"2\", \"3\")")
     durations: list[int]
     milestones: list[MilestonePlan]
     is_active: bool
+    faq_url: FaqUrl | None = None
 
 
-class DomainList(_Out):
+class DomainList(Model):
     success: bool
     domains: list[PublicDomain]
 
 
-class DomainOne(_Out):
+class DomainOne(Model):
     success: bool
     domain: PublicDomain
 
 
-class PublicCoupon(_Out):
+class PublicCoupon(Model):
     code: str
     discount_type: str
     discount_value: float
     expires_at: str | None = None
 
 
-class CouponValidation(_Out):
+class CouponValidation(Model):
     success: bool
     valid: bool
     discount: float
