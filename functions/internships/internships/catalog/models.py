@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import AfterValidator, ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
-from lambdakit.validated import WebUrl
+from lambdakit.validated import URL_PATTERN, WebUrl
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_MILESTONES = 20
@@ -23,7 +23,7 @@ def _https(v: str | None) -> str | None:
 
 #: The domain's FAQ page (issue 35, the measured field): set by admins, shown on the public domain routes.
 FaqUrl = Annotated[WebUrl, AfterValidator(_https), Field(
-    max_length=FAQ_URL_MAX_LENGTH,
+    max_length=FAQ_URL_MAX_LENGTH, json_schema_extra={"format": "uri", "pattern": URL_PATTERN.replace("https?", "https")},
     description=f"The domain's FAQ page: an https URL of at most {FAQ_URL_MAX_LENGTH} characters (absent when "
                 "none; an update with \"\" removes it)")]
 
