@@ -68,7 +68,14 @@ class _DomainRules(Model):
         return _check_slug(v)
 
 
-class DomainIn(_DomainRules):
+class DomainExtras(Model):
+    """A domain's optional fields, declared once: admins set them (``DomainIn``, ``DomainPatch``), the
+    public and admin views show them (``PublicDomain``, ``admin_catalog.models.AdminDomain``)."""
+
+    faq_url: FaqUrl | None = None
+
+
+class DomainIn(_DomainRules, DomainExtras):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=120)
@@ -77,10 +84,9 @@ class DomainIn(_DomainRules):
     prices: dict[str, float] = Field(min_length=1)
     milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES)
     is_active: bool = True
-    faq_url: FaqUrl | None = None
 
 
-class DomainPatch(_DomainRules):
+class DomainPatch(_DomainRules, DomainExtras):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=120)
@@ -89,7 +95,6 @@ class DomainPatch(_DomainRules):
     prices: dict[str, float] | None = Field(default=None, min_length=1)
     milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES)
     is_active: bool | None = None
-    faq_url: FaqUrl | None = None
 
 
 class CouponValidateRequest(Model):
@@ -103,7 +108,7 @@ class CouponValidateRequest(Model):
 # ---------------------------------------------------------------- response bodies (OpenAPI)
 # Every answer is dumped through these models (issue 35): ``service.public_view`` hands over the stored
 # domain and only what ``PublicDomain`` declares is shown (admins see ``admin_catalog.models.AdminDomain``).
-class PublicDomain(Model):
+class PublicDomain(DomainExtras):
     id: str
     name: str
     slug: str
@@ -112,7 +117,6 @@ class PublicDomain(Model):
     durations: list[int]
     milestones: list[MilestonePlan]
     is_active: bool
-    faq_url: FaqUrl | None = None
 
 
 class DomainList(Model):
