@@ -12,6 +12,7 @@ from lambdakit.validated import URL_PATTERN, WebUrl
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_MILESTONES = 20
+MILESTONES_TEXT = f"The plan's milestones, in order (at most {MAX_MILESTONES})"
 FAQ_URL_MAX_LENGTH = 500
 
 
@@ -82,7 +83,8 @@ class DomainIn(_DomainRules, DomainExtras):
     slug: str | None = Field(default=None, min_length=1, max_length=80)
     description: str = Field(default="", max_length=10_000)
     prices: dict[str, float] = Field(min_length=1)
-    milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES)
+    milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES,
+                                            description=MILESTONES_TEXT)
     is_active: bool = True
 
 
@@ -93,7 +95,8 @@ class DomainPatch(_DomainRules, DomainExtras):
     slug: str | None = Field(default=None, min_length=1, max_length=80)
     description: str | None = Field(default=None, max_length=10_000)
     prices: dict[str, float] | None = Field(default=None, min_length=1)
-    milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES)
+    milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES,
+                                                   description=MILESTONES_TEXT)
     is_active: bool | None = None
 
 
