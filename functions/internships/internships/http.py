@@ -32,8 +32,12 @@ def render_error(err: ApiError) -> dict:
     return {"error": err.message}
 
 
+#: The keys a list route's body holds beside its list (``list_key``): documented by ``openapi_wrap``.
+LIST_SIBLINGS = ("success", "total", "page", "limit", "pages")
+
+
 def ok(body: Any, status: int = 200, headers: dict[str, str] | None = None, cookies: list | None = None) -> Response:
-    body = through_model(body, status, siblings=("total", "page", "limit", "pages"))
+    body = through_model(body, status, siblings=LIST_SIBLINGS)
     return json_response(status, body, headers=headers, cookies=cookies)
 
 
@@ -69,12 +73,11 @@ OPENAPI_ERROR_SCHEMA: dict = {"type": "object", "required": ["error"],
 
 def openapi_wrap(schema: dict, info: dict) -> dict:
     """Bodies are plain objects as the spec lists them; a list route puts the array under
-    ``list_key`` (with ``total``/``pages`` when paginated)."""
+    ``list_key`` beside ``success`` and ``total`` (with ``page``/``limit``/``pages`` when paginated)."""
     if info.get("list_key"):
-        props: dict = {info["list_key"]: schema}
+        props: dict = {"success": {"type": "boolean"}, info["list_key"]: schema, "total": {"type": "integer"}}
         if info.get("paginated"):
-            props.update({"total": {"type": "integer"}, "page": {"type": "integer"},
-                          "limit": {"type": "integer"}, "pages": {"type": "integer"}})
+            props.update({"page": {"type": "integer"}, "limit": {"type": "integer"}, "pages": {"type": "integer"}})
         return {"type": "object", "required": [info["list_key"]], "properties": props}
     return schema
 
