@@ -39,12 +39,10 @@ class AuthResponse(Model):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-
-class PublicUser(_Out):
-    """The stored user without secrets (password hash, token version...)."""
+# Every answer is dumped through these models (issue 35): a stored attribute reaches the client only
+# when it is declared here (secrets, counters and storage keys are not).
+class PublicUser(Model):
+    """The signed-in user's own account (``/api/auth/me``, ``/api/profile``); profile fields appear once set."""
 
     id: str
     email: str
@@ -54,20 +52,38 @@ class PublicUser(_Out):
     email_verified: bool | None = Field(default=None, description="true once Google proved the e-mail address "
                                                                   "(Google sign-up, or Google taking over an "
                                                                   "account never linked); absent otherwise")
+    phone: str | None = None
+    college: str | None = None
+    degree: str | None = None
+    branch: str | None = None
+    year_of_study: int | None = None
+    graduation_year: int | None = None
+    birthday: str | None = None
+    gender: str | None = None
+    city: str | None = None
+    state: str | None = None
+    country: str | None = None
+    linkedin_url: str | None = None
+    github_url: str | None = None
+    avatar_url: str | None = None
+    disabled: bool | None = Field(default=None, description="set by an administrator (a disabled account cannot "
+                                                            "sign in)")
+    created_at: str | None = None
+    updated_at: str | None = None
 
 
-class MeResponse(_Out):
+class MeResponse(Model):
     success: bool
     user: PublicUser
 
 
-class PermissionsResponse(_Out):
+class PermissionsResponse(Model):
     success: bool
     role: str
     permissions: list[str]
 
 
-class MessageResponse(_Out):
+class MessageResponse(Model):
     success: bool
     message: str
 

@@ -21,8 +21,6 @@ from . import repository as repo
 
 PROFILE_FIELDS = ("phone", "college", "degree", "branch", "year_of_study", "graduation_year", "birthday", "gender",
                   "city", "state", "country", "linkedin_url", "github_url", "avatar_url")
-PRIVATE_FIELDS = ("password_hash", "google_sub", "open_enrollments", "invoice_count", "disabled_reason",
-                  "token_version", "password_changed_at", "sessions_revoked_at")
 #: attempts at storing a new session family (fresh keys each time; see ``_issue``)
 FAMILY_ATTEMPTS = 3
 
@@ -59,9 +57,13 @@ def check_password_policy(password: str) -> None:
 
 
 def public_user(user: dict) -> dict:
-    out = {k: v for k, v in user.items() if k not in PRIVATE_FIELDS}
-    out["has_password"] = bool(user.get("password_hash"))
-    return out
+    """The user's own view (``models.PublicUser``): only the attributes that model declares leave the service
+    (the password hash, Google subject, counters, token version and storage keys never do)."""
+    from lambdakit.model import dump
+
+    from .models import PublicUser
+
+    return dump(PublicUser, {**user, "has_password": bool(user.get("password_hash"))}, exclude_unset=True)
 
 
 def summary(user: dict) -> dict:

@@ -1,41 +1,45 @@
-"""OpenAPI response models of the admin domain and coupon routes (bodies: catalog/coupons models)."""
+"""Response models of the admin domain and coupon routes (bodies: catalog/coupons models).
+
+Every answer is dumped through these models (issue 35): the services' ``admin_view`` hand over the
+stored item and only what is declared here reaches the admin. ``AdminDomain`` extends the public
+domain, so a field added to ``catalog.models.PublicDomain`` is shown to admins too."""
 from __future__ import annotations
 
-from typing import Optional
+from lambdakit.model import Model
 
-from ..admin_common.schemas import Message, Ok, Open
+from ..catalog.models import PublicDomain
 
 
-class AdminDomain(Open):
-    id: str
-    name: str
-    slug: str
-    is_active: bool
+class AdminDomain(PublicDomain):
     enrollment_count: int
-    created_at: Optional[str] = None
-    updated_at: Optional[str] = None
+    created_at: str | None = None
+    updated_at: str | None = None
 
 
-class DomainOut(Ok):
+class DomainOut(Model):
+    success: bool
     domain: AdminDomain
 
 
-class AdminCoupon(Open):
+class AdminCoupon(Model):
     id: str
     code: str
     discount_type: str
     discount_value: float
-    max_uses: Optional[int] = None
+    max_uses: int | None = None
     used_count: int
-    expires_at: Optional[str] = None
+    expires_at: str | None = None
     domain_ids: list[str]
     is_active: bool
-    created_at: Optional[str] = None
-    updated_at: Optional[str] = None
+    created_at: str | None = None
+    updated_at: str | None = None
 
 
-class CouponOut(Ok):
+class CouponOut(Model):
+    success: bool
     coupon: AdminCoupon
 
 
-Deleted = Message  # {success, message}
+class Deleted(Model):
+    success: bool
+    message: str

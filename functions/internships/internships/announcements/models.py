@@ -131,23 +131,17 @@ class MarkRead(Model):
 
 # ---------------------------------------------------------------- student response bodies (OpenAPI)
 class AnnouncementFeed(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
     announcements: list[StudentAnnouncement]
     unreadCount: int
 
 
 class UnreadCount(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
     count: int
 
 
 class ReadResult(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
     read: bool
     announcementId: str | None = None

@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
+from lambdakit.validated import URL_PATTERN, WebUrl
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_MILESTONES = 20
+MILESTONES_TEXT = f"The plan's milestones, in order (at most {MAX_MILESTONES})"
+FAQ_URL_MAX_LENGTH = 500
+
+
+def _https(v: str | None) -> str | None:
+    if v and not v.lower().startswith("https://"):
+        raise ValueError("must be an https URL")
+    return v
+
+
+#: The domain's FAQ page (issue 35, the measured field): set by admins, shown on the public domain routes.
+FaqUrl = Annotated[WebUrl, AfterValidator(_https), Field(
+    max_length=FAQ_URL_MAX_LENGTH, json_schema_extra={"format": "uri", "pattern": URL_PATTERN.replace("https?", "https")},
+    description=f"The domain's FAQ page: an https URL of at most {FAQ_URL_MAX_LENGTH} characters (absent when "
+                "none; an update with \"\" removes it)")]
 
 
 class MilestonePlan(Model):
@@ -52,25 +69,34 @@ class _DomainRules(Model):
         return _check_slug(v)
 
 
-class DomainIn(_DomainRules):
+class DomainExtras(Model):
+    """A domain's optional fields, declared once: admins set them (``DomainIn``, ``DomainPatch``), the
+    public and admin views show them (``PublicDomain``, ``admin_catalog.models.AdminDomain``)."""
+
+    faq_url: FaqUrl | None = None
+
+
+class DomainIn(_DomainRules, DomainExtras):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=120)
     slug: str | None = Field(default=None, min_length=1, max_length=80)
     description: str = Field(default="", max_length=10_000)
     prices: dict[str, float] = Field(min_length=1)
-    milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES)
+    milestones: list[MilestonePlan] = Field(default_factory=list, max_length=MAX_MILESTONES,
+                                            description=MILESTONES_TEXT)
     is_active: bool = True
 
 
-class DomainPatch(_DomainRules):
+class DomainPatch(_DomainRules, DomainExtras):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=120)
     slug: str | None = Field(default=None, min_length=1, max_length=80)
     description: str | None = Field(default=None, max_length=10_000)
     prices: dict[str, float] | None = Field(default=None, min_length=1)
-    milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES)
+    milestones: list[MilestonePlan] | None = Field(default=None, max_length=MAX_MILESTONES,
+                                                   description=MILESTONES_TEXT)
     is_active: bool | None = None
 
 
@@ -83,39 +109,37 @@ class CouponValidateRequest(Model):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-
-class PublicDomain(_Out):
+# Every answer is dumped through these models (issue 35): ``service.public_view`` hands over the stored
+# domain and only what ``PublicDomain`` declares is shown (admins see ``admin_catalog.models.AdminDomain``).
+class PublicDomain(DomainExtras):
     id: str
     name: str
     slug: str
     description: str
-    prices: dict[str, float]
+    prices: dict[str, float] = Field(description="INR by duration in months (\"1\", \"2\", \"3\")")
     durations: list[int]
     milestones: list[MilestonePlan]
     is_active: bool
 
 
-class DomainList(_Out):
+class DomainList(Model):
     success: bool
     domains: list[PublicDomain]
 
 
-class DomainOne(_Out):
+class DomainOne(Model):
     success: bool
     domain: PublicDomain
 
 
-class PublicCoupon(_Out):
+class PublicCoupon(Model):
     code: str
     discount_type: str
     discount_value: float
     expires_at: str | None = None
 
 
-class CouponValidation(_Out):
+class CouponValidation(Model):
     success: bool
     valid: bool
     discount: float

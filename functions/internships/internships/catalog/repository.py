@@ -1,6 +1,8 @@
 """Domains: ``DOMAIN#<id>``/``DOMAIN`` (gsi1 ``DOMAINS`` / slug) + slug claim ``DOMAINSLUG#<slug>``."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from lambdakit.errors import ConditionFailed, Conflict, NotFound
 
 from ..store import clean as _clean
@@ -43,7 +45,8 @@ def create(domain: dict) -> None:
         raise Conflict("A domain with this slug already exists") from None
 
 
-def update(old: dict, fields: dict) -> dict:
+def update(old: dict, fields: dict, remove: Sequence[str] = ()) -> dict:
+    """Set ``fields`` and remove the attributes named in ``remove`` (a new slug moves its claim)."""
     pk, sk = _key(old["id"])
     new_slug = fields.get("slug")
     ops: list[dict] = []
@@ -55,7 +58,8 @@ def update(old: dict, fields: dict) -> dict:
              "condition": "attribute_not_exists(pk)"},
             {"delete": (f"DOMAINSLUG#{old['slug']}", "SLUG")},
         ]
-    ops.insert(0, {"update": (pk, sk), "set": sets, "condition": "attribute_exists(pk) AND slug = :old",
+    ops.insert(0, {"update": (pk, sk), "set": sets, "remove": list(remove),
+                   "condition": "attribute_exists(pk) AND slug = :old",
                    "values": {":old": old["slug"]}})
     try:
         table().transact(ops)

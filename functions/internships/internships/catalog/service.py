@@ -14,16 +14,27 @@ def slugify(name: str) -> str:
     return s[:80].strip("-") or ids.sortable_id().lower()
 
 
-def public_view(d: dict) -> dict:
-    return {"id": d["id"], "name": d["name"], "slug": d["slug"], "description": d.get("description", ""),
-            "prices": d.get("prices", {}), "durations": sorted(int(k) for k in d.get("prices", {})),
+def _view(d: dict) -> dict:
+    """The stored domain with its derived fields; the route's model (``models.PublicDomain``,
+    ``admin_catalog.models.AdminDomain``) picks what its caller sees."""
+    return {**d, "description": d.get("description", ""), "prices": d.get("prices", {}),
+            "durations": sorted(int(k) for k in d.get("prices", {})),
             "milestones": [{"title": m["title"], "description": m.get("description", "")}
                            for m in d.get("milestones", [])],
             "is_active": bool(d.get("is_active"))}
 
 
+def public_view(d: dict) -> dict:
+    from lambdakit.model import dump
+
+    from .models import PublicDomain
+
+    return dump(PublicDomain, _view(d), exclude_unset=True)
+
+
 def admin_view(d: dict) -> dict:
-    return {**public_view(d), "enrollment_count": int(d.get("enrollment_count", 0)),
+    """Every attribute an admin's model may declare (``admin_catalog.models.AdminDomain`` picks them)."""
+    return {**_view(d), "enrollment_count": int(d.get("enrollment_count", 0)),
             "created_at": d.get("created_at"), "updated_at": d.get("updated_at")}
 
 
@@ -51,9 +62,9 @@ def list_admin() -> list[dict]:
 
 def create(data) -> dict:
     now = clock.now_iso()
-    d = {"id": ids.sortable_id(), "name": data.name, "slug": data.slug or slugify(data.name),
-         "description": data.description, "prices": data.prices,
-         "milestones": [m.model_dump() for m in data.milestones], "is_active": data.is_active,
+    # every field of the body is stored (an optional one only when given)
+    d = {**{k: v for k, v in data.model_dump().items() if v is not None and (v != "" or k == "description")},
+         "id": ids.sortable_id(), "slug": data.slug or slugify(data.name),
          "enrollment_count": 0, "created_at": now, "updated_at": now}
     repo.create(d)
     return d
@@ -61,12 +72,14 @@ def create(data) -> dict:
 
 def update(domain_id: str, data) -> tuple[dict, dict]:
     old = get(domain_id)
-    fields = {k: v for k, v in data.model_dump(exclude_unset=True).items() if v is not None}
+    given = data.model_dump(exclude_unset=True)
+    fields = {k: v for k, v in given.items() if v is not None and (v != "" or k == "description")}
+    remove = [k for k, v in given.items() if v == "" and k != "description"]  # "" clears an optional field
     if "milestones" in fields:
         fields["milestones"] = [{"title": m["title"], "description": m.get("description", "")}
                                 for m in fields["milestones"]]
     fields["updated_at"] = clock.now_iso()
-    return old, repo.update(old, fields)
+    return old, repo.update(old, fields, remove)
 
 
 def delete(domain_id: str) -> dict:

@@ -17,10 +17,8 @@ PUBLIC_CACHE = "public, max-age=300"
 
 
 def _json(body: dict, cache: str = PUBLIC_CACHE) -> Response:
-    import json
-
-    return Response(status_code=200, content_type="application/json", body=json.dumps(body),
-                    headers={"Cache-Control": cache})
+    """A bare JSON document (no envelope) through the route's model, cacheable."""
+    return ok(body, headers={"Cache-Control": cache})
 
 
 @router.get("/api/credentials/jwks.json", summary="The credential signing keys (JWK set, public)",

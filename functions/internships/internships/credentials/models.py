@@ -9,7 +9,7 @@ from lambdakit.model import Model
 
 
 class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
+    """A response body: the route's answer is dumped through it, undeclared keys are dropped (issue 35)."""
 
 
 class VerifyIn(Model):
@@ -54,6 +54,7 @@ class JwkSet(_Out):
 
 
 class IssuerProfile(_Out):
+    context: list[str] = Field(alias="@context", description="The JSON-LD contexts (VC 2.0, Open Badges 3.0)")
     id: str
     type: list[str]
     name: str

@@ -56,13 +56,13 @@ for _job in jobs.JOBS:
                            "request's time budget lasts (the spec's body); otherwise 202 with taskId, statusUrl "
                            "(also Location) and the counts so far, and the worker finishes the run.",
                openapi_extensions=doc(response="internships.cron.models:CronResult",
-                                          also={202: "internships.tasks.models:TaskAccepted"}))(_route(_job))
+                                          also={202: "internships.cron.models:CronAccepted"}))(_route(_job))
 
 @router.get("/api/cron/tasks/<taskId>", summary="Status of a cron run that went on asynchronously",
             description="Requires Authorization: Bearer <CRON_SECRET>. A cron route that could not finish within "
                         "its time budget answers 202 with this URL (Location); status running, done or failed, the "
                         "counts so far and finishedAt. Records expire 7 days after their last change.",
-            openapi_extensions=doc(response="internships.tasks.models:TaskStatus", errors=(404,)))
+            openapi_extensions=doc(response="internships.cron.models:CronTaskStatus", errors=(404,)))
 def cron_task(taskId: str):  # noqa: N803 - the path parameter's name
     _authorize()
     found = tasks.get(taskId, "cron")

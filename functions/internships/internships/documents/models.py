@@ -1,13 +1,13 @@
 """Response bodies of the certificate and invoice routes (OpenAPI)."""
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from lambdakit.model import Model
 
 
 class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
+    """A response body: the route's answer is dumped through it, undeclared keys are dropped (issue 35)."""
 
 
 class PublicCertificate(_Out):

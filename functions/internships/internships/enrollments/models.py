@@ -30,47 +30,66 @@ class SubmitProject(Model):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
+# Every answer is dumped through these models (issue 35): ``views.view`` names the student's fields,
+# a key it adds must be declared here to reach the client.
+class Order(Model):
+    """The checkout order (``create`` only, ``null`` for a free enrollment): amounts in paise."""
 
-
-class Order(_Out):
     orderId: str
     amount: int
     currency: str
     keyId: str | None = None
 
 
-class Enrollment(_Out):
+class Enrollment(Model):
+    """The student's view of an enrollment (``enrollments.views.view``); ``null`` until a state sets it."""
+
     id: str
     domainId: str
     domainName: str | None = None
+    domainSlug: str | None = None
     duration: int
+    price: float | None = None
     amount: float
     discount: float
+    couponCode: str | None = None
     status: str
     paymentStatus: str
+    orderId: str | None = None
+    paymentId: str | None = None
+    invoiceId: str | None = None
+    invoiceNumber: str | None = None
+    certificateId: str | None = None
+    milestoneCount: int = 0
+    submissionEmail: str | None = None
+    submittedAt: str | None = None
     createdAt: str | None = None
+    activatedAt: str | None = None
+    paidAt: str | None = None
+    completedAt: str | None = None
+    cancelledAt: str | None = None
+    endDate: str | None = None
     order: Order | None = None
 
 
-class EnrollmentCreated(_Out):
+class EnrollmentCreated(Model):
     success: bool
     enrollment: Enrollment
 
 
-class EnrollmentList(_Out):
+class EnrollmentList(Model):
     success: bool
     enrollments: list[Enrollment]
 
 
-class EnrollmentResult(_Out):
+class EnrollmentResult(Model):
     success: bool
     message: str
     enrollment: Enrollment
 
 
-class WebhookResult(_Out):
+class WebhookResult(Model):
     success: bool
     duplicate: bool | None = None
+    #: activated | refund_required | amount_mismatch | unknown_order | failed_recorded | ignored
     result: str | None = None

@@ -1,8 +1,6 @@
 """Health body (OpenAPI)."""
 from __future__ import annotations
 
-from pydantic import ConfigDict
-
 from lambdakit.model import Model
 
 
@@ -12,8 +10,6 @@ class HealthIssue(Model):
 
 
 class Health(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
     status: str
     version: str

@@ -32,7 +32,7 @@ class ForceStatus(Model):
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
 class _Out(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
+    """A response body: the route's answer is dumped through it, undeclared keys are dropped (issue 35)."""
 
 
 class Milestone(_Out):

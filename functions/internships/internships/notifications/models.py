@@ -3,14 +3,22 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict
-
 from lambdakit.model import Model
 
 
-class Notification(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
+class NotificationRef(Model):
+    """What the notification is about: ``announcementId``, ``category`` and ``level`` (announcement);
+    ``enrollmentId`` and ``status`` (enrollment); ``milestoneId``, ``enrollmentId`` and ``status`` (milestone)."""
 
+    announcementId: str | None = None
+    category: str | None = None
+    level: str | None = None
+    enrollmentId: str | None = None
+    milestoneId: str | None = None
+    status: str | None = None
+
+
+class Notification(Model):
     id: str
     type: Literal["announcement", "enrollment", "milestone"]
     title: str
@@ -18,12 +26,10 @@ class Notification(Model):
     createdAt: str
     read: bool
     announcementId: str | None = None
-    ref: dict
+    ref: NotificationRef
 
 
 class NotificationFeed(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
     notifications: list[Notification]
     unreadCount: int

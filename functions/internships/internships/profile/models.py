@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator
 from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
+from ..accounts.models import PublicUser
 from ..accounts.phones import OptionalPhone
 
 
@@ -47,25 +48,12 @@ class ProfileUpdate(Model):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-class _Profile(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-    id: str
-    email: str
-    name: str | None = None
-    role: str
-
-
 class ProfileResponse(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
-    profile: _Profile
+    profile: PublicUser
 
 
 class AvatarResponse(Model):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
     success: bool
     avatarUrl: str
 
