@@ -103,6 +103,35 @@ def test_a_json_success_with_an_undocumented_status_is_refused_in_strict_mode(mo
     assert status == 500 and body["error"] == "RESPONSE_STATUS_UNDOCUMENTED"
 
 
+def test_a_file_answer_is_refused_unless_the_route_names_its_media_type(monkeypatch):
+    from aws_lambda_powertools.event_handler import Response
+    from aws_lambda_powertools.event_handler.api_gateway import Router
+
+    monkeypatch.setenv("LAMBDAKIT_RESPONSES_STRICT", "1")
+
+    def app_for(**docargs):
+        app, r = make_resolver(_render), Router()
+
+        @r.get("/thing", openapi_extensions=doc(response=f"{__name__}:Thing", **docargs))
+        def thing():
+            return Response(status_code=200, content_type="text/csv; charset=utf-8", body="a,b\n1,2\n")
+
+        app.include_router(r)
+        return app
+
+    assert _call_raw(app_for())[0] == 500
+    assert _call_raw(app_for(also_content=("text/csv",))) == (200, "a,b\n1,2\n")
+
+
+def _call_raw(app) -> tuple[int, str]:
+    ev = {"version": "2.0", "routeKey": "GET /thing", "rawPath": "/thing", "rawQueryString": "",
+          "headers": {}, "requestContext": {"http": {"method": "GET", "path": "/thing", "sourceIp": "1.2.3.4"},
+                                            "requestId": "r", "routeKey": "GET /thing", "stage": "$default"},
+          "isBase64Encoded": False}
+    out = app.resolve(ev, None)
+    return out["statusCode"], out["body"]
+
+
 def test_the_strict_switch_is_on_for_the_suite():
     import os
 

@@ -37,7 +37,7 @@ def doc(*, body: str | None = None, query: str | None = None, response: str | No
         status: int = 200, errors: Iterable[int] = (), public: bool = False, list_key: str | None = None,
         paginated: bool = False, content_type: str | None = None, form: dict[str, str] | None = None,
         redirect: bool = False, also: dict[int, str] | None = None, body_optional: bool = False,
-        notes: dict[int, str] | None = None) -> dict[str, Any]:
+        notes: dict[int, str] | None = None, also_content: Iterable[str] = ()) -> dict[str, Any]:
     """Documentation for one route (``openapi_extensions=doc(...)``).
 
     ``body``/``query``/``response``: ``"module:Class"`` pydantic models. ``list_key``: the
@@ -50,11 +50,15 @@ def doc(*, body: str | None = None, query: str | None = None, response: str | No
     ``notes``: what an error answer means on this route ``{status: text}``, appended to its
     description (a 503 with a note also documents its ``Retry-After`` header), e.g.
     ``{503: FILE_STORE_NOTE}`` for a route whose S3 call may find S3 busy.
+    ``also_content``: further media types the success answer may come in beside the JSON model
+    (a small export answered as the file itself: ``("text/csv",)``), documented under the same
+    status; ``lambdakit.responses`` refuses any other file answer in strict mode.
     """
     return {KEY: {"body": body, "query": query, "response": response, "status": status, "errors": list(errors),
                   "public": public, "list_key": list_key, "paginated": paginated, "content_type": content_type,
                   "form": form, "redirect": redirect, "also": {str(k): v for k, v in (also or {}).items()},
-                  "body_optional": body_optional, "notes": {str(k): v for k, v in (notes or {}).items()}}}
+                  "body_optional": body_optional, "notes": {str(k): v for k, v in (notes or {}).items()},
+                  "also_content": list(also_content)}}
 
 
 def _model(ref: str):
@@ -187,6 +191,9 @@ def finalize(document: dict, *, error_schema: dict, wrap_success: Callable[[dict
                     payload = {"type": "array", "items": payload}
                 responses[status] = {"description": "Success",
                                      "content": {"application/json": {"schema": wrap_success(payload, info)}}}
+                for ct in info.get("also_content") or ():
+                    responses[status]["content"][ct] = {"schema": {"type": "string"} if ct.startswith("text/")
+                                                        else {"type": "string", "format": "binary"}}
             for code, ref in (info.get("also") or {}).items():
                 responses[code] = {"description": "Success", "content": {"application/json": {
                     "schema": wrap_success(schemas.ref(ref, "serialization"), {"status": int(code)})}}}

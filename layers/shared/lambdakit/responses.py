@@ -17,7 +17,8 @@ OpenAPI document shows is what is returned, and nothing else.
   dropped.
 - A 2xx JSON answer of a route that has a model but did not pass ``through_model``
   (``RESPONSE_NOT_SHAPED``), or with a 2xx status the route does not document
-  (``RESPONSE_STATUS_UNDOCUMENTED``), is a 500 when ``LAMBDAKIT_RESPONSES_STRICT`` is set (the test
+  (``RESPONSE_STATUS_UNDOCUMENTED``), and a file answer of a media type the route does not name in
+  ``doc(also_content=...)`` (``RESPONSE_CONTENT_UNDOCUMENTED``), is a 500 when ``LAMBDAKIT_RESPONSES_STRICT`` is set (the test
   suite) and an error log line otherwise.
 - ``LAMBDAKIT_RESPONSE_AUDIT=<dir>``: nothing is changed; what shaping would drop, add or refuse
   is written to ``<dir>/<pid>.jsonl`` (the migration of routes onto their models).
@@ -59,12 +60,17 @@ def model_for(ref: str) -> Any:
 
 
 def _ref(spec: dict, status: int) -> tuple[str | None, bool]:
-    """(model reference, listed) of the answer ``status`` of a route."""
-    if spec.get("redirect") or spec.get("content_type"):
-        return None, False
+    """(model reference, listed) of the answer ``status`` of a route (a file or redirect route's
+    main answer has none; its ``also`` answers are JSON models all the same)."""
     if status == int(spec.get("status", 200)):
+        if _file_route(spec):
+            return None, False
         return spec.get("response"), bool(spec.get("list_key") is not None or spec.get("paginated"))
     return (spec.get("also") or {}).get(str(status)), False
+
+
+def _file_route(spec: dict) -> bool:
+    return bool(spec.get("redirect") or spec.get("content_type"))
 
 
 def middleware(app: Any, next_middleware: Callable) -> Any:
@@ -80,7 +86,7 @@ def middleware(app: Any, next_middleware: Callable) -> Any:
     finally:
         _current.reset(token)
     status = int(getattr(resp, "status_code", 0) or 0)
-    if not 200 <= status < 300 or spec.get("redirect") or spec.get("content_type"):
+    if not 200 <= status < 300 or (_file_route(spec) and status == int(spec.get("status", 200))):
         return resp
     ref, _ = _ref(spec, status)
     if ref is None and _is_json(resp):
@@ -88,10 +94,17 @@ def middleware(app: Any, next_middleware: Callable) -> Any:
         # document cannot read it
         return _refuse(bound, status, "RESPONSE_STATUS_UNDOCUMENTED", resp)
     if ref and status not in bound.shaped and _is_json(resp):
-        # only a JSON answer is the model's: a route documented as JSON may also answer a file
-        # (internships POST /api/admin/export: a small export is the CSV itself)
         return _refuse(bound, status, "RESPONSE_NOT_SHAPED", resp)
+    if getattr(resp, "body", None) and not _is_json(resp) and _media(resp) not in (spec.get("also_content") or ()):
+        # a file answer the route does not document (``doc(also_content=...)``: internships
+        # POST /api/admin/export answers a small export as the CSV itself)
+        return _refuse(bound, status, "RESPONSE_CONTENT_UNDOCUMENTED", resp)
     return resp
+
+
+def _media(resp: Any) -> str:
+    ctype = str(getattr(resp, "content_type", "") or (getattr(resp, "headers", None) or {}).get("Content-Type", ""))
+    return ctype.split(";", 1)[0].strip().lower()
 
 
 def _is_json(resp: Any) -> bool:

@@ -81,7 +81,7 @@ def get_conversion():
 
 
 @router.post("/api/admin/export", middlewares=[require_permission("export_data")],
-             openapi_extensions=doc(body=_M + "ExportRequest", response=_M + "ExportLink",
+             openapi_extensions=doc(body=_M + "ExportRequest", response=_M + "ExportLink", also_content=("text/csv",),
                                     notes={503: "S3 busy or unreachable while streaming the export (the upload is aborted) or signing its "
                                                 "link: no export is recorded. " + FILE_STORE_NOTE}),
              summary="CSV export",
