@@ -10,6 +10,7 @@ from lambdakit.errors import ValidationFailed
 from ..campaign import repository as camp_repo
 from ..campaign import service as camp_service
 from ..counters import repository as repo
+from . import models
 
 MAX_DAYS = 366
 
@@ -45,8 +46,8 @@ def _days(start: str, end: str) -> list[str]:
     return [(s + dt.timedelta(days=i)).isoformat() for i in range((e - s).days + 1)]
 
 
-SERIES = ("sent", "delivered", "opened", "unique_opened", "clicked", "unique_clicked", "bounced", "unsubscribed",
-          "machine_opened")
+#: The day counters of a campaign's series (``models.PeriodTotals`` declares them).
+SERIES = tuple(models.PeriodTotals.model_fields)
 
 
 def _timeframe(tf: str, start: str | None, end: str | None) -> tuple[str, str]:
