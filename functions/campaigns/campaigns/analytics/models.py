@@ -12,6 +12,8 @@ from ..campaign.views import ABResults
 from ..common.view import View
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
+#: How many links ``top_links`` shows (the most clicked).
+TOP_LINKS = 10
 
 
 class RangeQuery(Model):
@@ -91,7 +93,7 @@ class CampaignAnalytics(View):
     rates: Rates
     period_totals: PeriodTotals
     series: list[SeriesDay]
-    top_links: list[TopLink] = Field(description="The 10 most clicked links")
+    top_links: list[TopLink] = Field(description=f"The {TOP_LINKS} most clicked links")
     ab_results: Optional[ABResults] = Field(default=None, description="Present for an A/B test")
 
 

@@ -85,7 +85,7 @@ def campaign_analytics(account_id: str, cid: str, timeframe: str | None, start: 
              "delivery_rate": _pct(totals["delivered"], totals["sent"]),
              "click_to_open_rate": _pct(totals["clicked"], totals["opened"]),
              "unsubscribe_rate": _pct(totals["unsubscribed"], totals["delivered"])}
-    links = sorted(link_items, key=lambda x: (-int(x.get("clicks", 0)), x.get("url", "")))[:10]
+    links = sorted(link_items, key=lambda x: (-int(x.get("clicks", 0)), x.get("url", "")))[:models.TOP_LINKS]
     out = {"campaign_id": cid, "name": item.get("name"), "status": item.get("status"), "timeframe": tf,
            "period": {"start": s, "end": e}, "totals": totals, "rates": rates, "period_totals": pt, "series": series,
            "top_links": [{"url": x.get("url"), "clicks": int(x.get("clicks", 0)),

@@ -21,7 +21,7 @@ class CampaignFields(Model):
     """Fields of a campaign that the request body takes and the create, update, get and list
     answers show once set (absent until then; ``pick``)."""
     notes: Optional[str] = Field(default=None, max_length=MAX_NOTES, description=(
-        f"Internal notes for the account's users (plain text, several lines, at most {MAX_NOTES:,} characters); "
+        f"Internal notes for the account's users (plain text, several lines, at most {MAX_NOTES} characters); "
         "shown by the campaign routes, never put in a mail"))
 
 
