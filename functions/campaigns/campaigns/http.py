@@ -98,7 +98,9 @@ OPENAPI_ERROR_SCHEMA: dict = {
 }
 PAGINATION_SCHEMA: dict = {"type": "object", "required": ["page", "limit", "total", "pages"], "properties": {
     "page": {"type": "integer"}, "limit": {"type": "integer"}, "total": {"type": "integer"},
-    "pages": {"type": "integer"}, "next_cursor": {"type": ["string", "null"]}}}
+    "pages": {"type": "integer"}, "next_cursor": {"type": ["string", "null"]},
+    "total_exact": {"type": "boolean", "description": "GET /contacts: false while total is an estimate "
+                                                       "(docs/campaigns-audience.md)"}}}
 
 
 def openapi_wrap(schema: dict, info: dict) -> dict:

@@ -62,6 +62,21 @@ def test_defaults_follow_the_models():
         assert NESTED_DEFAULTS[key] == model.model_construct().model_dump(mode="json"), key
 
 
+def test_the_answer_declares_every_field_of_the_nested_request_objects():
+    """The detail view's nested models (issue 35: what is not declared is dropped) hold every field
+    the request models store, so a field added to a request object is not silently lost."""
+    from campaigns.campaign import models, views
+
+    pairs = [(models.Audience, views.AudienceOut), (models.Schedule, views.ScheduleOut),
+             (models.Tracking, views.TrackingOut), (models.Utm, views.UtmOut), (models.Settings, views.SettingsOut),
+             (models.ProviderConfig, views.ProviderOut), (models.ABTest, views.ABTestOut),
+             (models.Variation, views.VariationOut)]
+    for request, view in pairs:
+        assert set(view.model_fields) == set(request.model_fields), (request.__name__, view.__name__)
+    stored = set(models.CampaignBody.model_fields)
+    assert stored <= set(views.CampaignStored.model_fields), stored - set(views.CampaignStored.model_fields)
+
+
 def test_a_concurrent_update_is_merged_not_lost(camp, monkeypatch):
     """Two partial updates race: the one whose write lands second was merged onto what it read,
     which the first one has changed meanwhile. Its write is conditioned on the campaign's edit

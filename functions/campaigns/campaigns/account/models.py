@@ -7,6 +7,8 @@ from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
+from ..common.view import View
+
 
 def clean_postal_address(value: str) -> str:
     """Lines trimmed, blank lines dropped, at most 6 lines; control characters refused."""
@@ -31,7 +33,7 @@ class AccountUpdate(Model):
         return clean_postal_address(v)
 
 
-class Account(Model):
+class Account(View):
     account_id: str
     postal_address: str = Field(description="Empty: campaign details show a compliance warning")
     compliance_warnings: list[str] = Field(default_factory=list)

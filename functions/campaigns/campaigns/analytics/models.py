@@ -1,13 +1,19 @@
-"""Query and response shapes of the analytics routes (documentation; answers are built from counters)."""
+"""Query and response models of the analytics routes (answers are built from counters and dumped
+through these models, issue 35)."""
 from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from lambdakit.model import Model
 
+from ..campaign.views import ABResults
+from ..common.view import View
+
 DATE = r"^\d{4}-\d{2}-\d{2}$"
+#: How many links ``top_links`` shows (the most clicked).
+TOP_LINKS = 10
 
 
 class RangeQuery(Model):
@@ -25,31 +31,73 @@ class OverallQuery(Model):
     group_by: Optional[Literal["day", "week", "month"]] = None
 
 
-class Period(Model):
+class Period(View):
     start: str
     end: str
 
 
-class _Open(Model):
-    model_config = ConfigDict(extra="allow")
+class Totals(View):
+    """The campaign's counters since it was created."""
+    sent: int
+    delivered: int
+    opened: int
+    clicked: int
+    bounced: int
+    unsubscribed: int
+    total_opens: int
+    total_clicks: int
+    machine_opens: int
+    complained: int
 
 
-class CampaignAnalytics(Model):
-    model_config = ConfigDict(extra="allow")
+class Rates(View):
+    """In % of: delivered (open, click, unsubscribe), sent (bounce, delivery), opened (click to open)."""
+    open_rate: float
+    click_rate: float
+    bounce_rate: float
+    delivery_rate: float
+    click_to_open_rate: float
+    unsubscribe_rate: float
+
+
+class PeriodTotals(View):
+    """Day counters summed over the period (the series' fields, in this order)."""
+    sent: int
+    delivered: int
+    opened: int
+    unique_opened: int
+    clicked: int
+    unique_clicked: int
+    bounced: int
+    unsubscribed: int
+    machine_opened: int
+
+
+class SeriesDay(PeriodTotals):
+    date: str
+
+
+class TopLink(View):
+    url: Optional[str] = None
+    clicks: int
+    unique_clicks: int
+
+
+class CampaignAnalytics(View):
     campaign_id: str
     name: Optional[str] = None
     status: Optional[str] = None
     timeframe: str
     period: Period
-    totals: dict[str, int]
-    rates: dict[str, float]
-    period_totals: dict[str, int]
-    series: list[dict[str, str | int]]
-    top_links: list[_Open]
+    totals: Totals
+    rates: Rates
+    period_totals: PeriodTotals
+    series: list[SeriesDay]
+    top_links: list[TopLink] = Field(description=f"The {TOP_LINKS} most clicked links")
+    ab_results: Optional[ABResults] = Field(default=None, description="Present for an A/B test")
 
 
-class Summary(Model):
-    model_config = ConfigDict(extra="allow")
+class Summary(View):
     campaigns_sent: int
     total_emails_sent: int
     total_delivered: int
@@ -62,29 +110,28 @@ class Summary(Model):
     click_rate: float
 
 
-class Trend(Model):
+class Trend(View):
     date: str
     sent: int
     opened: int
     clicked: int
 
 
-class TopCampaign(Model):
+class TopCampaign(View):
     id: str
     name: Optional[str] = None
     open_rate: float
     click_rate: float
 
 
-class Overall(Model):
+class Overall(View):
     period: Period
     summary: Summary
     trends: list[Trend]
     top_campaigns: list[TopCampaign]
 
 
-class ProviderRow(Model):
-    model_config = ConfigDict(extra="allow")
+class ProviderRow(View):
     provider: str
     sent: int
     delivered: int
@@ -98,20 +145,18 @@ class ProviderRow(Model):
     open_rate: float
 
 
-class Providers(Model):
+class Providers(View):
     period: Period
     providers: list[ProviderRow]
 
 
-class CityRow(Model):
-    model_config = ConfigDict(extra="allow")
+class CityRow(View):
     city: str
     opens: int
     clicks: int
 
 
-class CountryRow(Model):
-    model_config = ConfigDict(extra="allow")
+class CountryRow(View):
     country: str
     opens: int
     clicks: int
@@ -119,20 +164,20 @@ class CountryRow(Model):
     cities: list[CityRow]
 
 
-class Geographic(Model):
+class Geographic(View):
     period: Period
     total_opens: int
     countries: list[CountryRow]
 
 
-class DeviceRow(Model):
+class DeviceRow(View):
     name: str
     opens: int
     clicks: int
     share: float
 
 
-class Devices(Model):
+class Devices(View):
     period: Period
     device_types: list[DeviceRow]
     operating_systems: list[DeviceRow]

@@ -10,6 +10,7 @@ from lambdakit.errors import ValidationFailed
 from ..campaign import repository as camp_repo
 from ..campaign import service as camp_service
 from ..counters import repository as repo
+from . import models
 
 MAX_DAYS = 366
 
@@ -45,8 +46,8 @@ def _days(start: str, end: str) -> list[str]:
     return [(s + dt.timedelta(days=i)).isoformat() for i in range((e - s).days + 1)]
 
 
-SERIES = ("sent", "delivered", "opened", "unique_opened", "clicked", "unique_clicked", "bounced", "unsubscribed",
-          "machine_opened")
+#: The day counters of a campaign's series (``models.PeriodTotals`` declares them).
+SERIES = tuple(models.PeriodTotals.model_fields)
 
 
 def _timeframe(tf: str, start: str | None, end: str | None) -> tuple[str, str]:
@@ -84,7 +85,7 @@ def campaign_analytics(account_id: str, cid: str, timeframe: str | None, start: 
              "delivery_rate": _pct(totals["delivered"], totals["sent"]),
              "click_to_open_rate": _pct(totals["clicked"], totals["opened"]),
              "unsubscribe_rate": _pct(totals["unsubscribed"], totals["delivered"])}
-    links = sorted(link_items, key=lambda x: (-int(x.get("clicks", 0)), x.get("url", "")))[:10]
+    links = sorted(link_items, key=lambda x: (-int(x.get("clicks", 0)), x.get("url", "")))[:models.TOP_LINKS]
     out = {"campaign_id": cid, "name": item.get("name"), "status": item.get("status"), "timeframe": tf,
            "period": {"start": s, "end": e}, "totals": totals, "rates": rates, "period_totals": pt, "series": series,
            "top_links": [{"url": x.get("url"), "clicks": int(x.get("clicks", 0)),

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, field_validator
 from lambdakit import clock
 from lambdakit.model import Model
 
+from ..common.view import View
 from .scopes import ALL_SCOPES, normalise_role
 from .views import KeyOut
 from .views import KeyRestrictionsOut as KeyRestrictionsOut  # re-exported: the routes' documentation names it here
@@ -103,7 +104,7 @@ class CreateKey(Model):
         return normalise_role(v)
 
 
-class KeyList(Model):
+class KeyList(View):
     api_keys: list[KeyOut]
     total: int
 

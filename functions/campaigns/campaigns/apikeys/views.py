@@ -2,16 +2,16 @@
 re-exports it): listing and showing keys validate with it without defining those (issue 21)."""
 from __future__ import annotations
 
-from lambdakit.model import Model
+from ..common.view import View
 
 
-class KeyRestrictionsOut(Model):
+class KeyRestrictionsOut(View):
     rate_limit: str | None = None
     ip_whitelist: list[str] | None = None
     expires_at: str | None = None
 
 
-class KeyOut(Model):
+class KeyOut(View):
     key_id: str
     name: str
     prefix: str

@@ -8,6 +8,8 @@ from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
+from ..common.view import View
+
 ATTACHMENT_ID = re.compile(r"^[0-9a-z]{26}$")
 
 
@@ -48,7 +50,7 @@ class AttachmentCreate(Model):
         return _mime(v)
 
 
-class UploadForm(Model):
+class UploadForm(View):
     method: str = "POST"
     url: str
     fields: dict[str, str]
@@ -56,7 +58,7 @@ class UploadForm(Model):
     expires_in: int
 
 
-class AttachmentCreated(Model):
+class AttachmentCreated(View):
     attachment_id: str
     filename: str
     type: str

@@ -23,7 +23,7 @@ def _acct() -> str:
 
 @router.get("/campaigns", middlewares=READ, summary="List campaigns",
             description="query: page (default 1), limit (default 20, max 100), status, search (name)",
-            openapi_extensions=doc(query="campaigns.campaign.models:CampaignsQuery", response="campaigns.campaign.models:CampaignSummary", list_key="campaigns",
+            openapi_extensions=doc(query="campaigns.campaign.models:CampaignsQuery", response="campaigns.campaign.views:CampaignSummary", list_key="campaigns",
                                    paginated=True))
 def list_campaigns():
     return ok(service.list_campaigns(_acct(), query(router, "page"), query(router, "limit"), query(router, "status"),
@@ -31,7 +31,7 @@ def list_campaigns():
 
 
 @router.post("/campaigns", middlewares=WRITE, summary="Create a draft campaign",
-             openapi_extensions=doc(body="campaigns.campaign.models:CampaignCreate", response="campaigns.campaign.models:CampaignCreated", status=201))
+             openapi_extensions=doc(body="campaigns.campaign.models:CampaignCreate", response="campaigns.campaign.views:CampaignCreated", status=201))
 def create_campaign():
     from .models import CampaignCreate
 
@@ -40,7 +40,7 @@ def create_campaign():
 
 
 @router.get("/campaigns/<id>", middlewares=READ, summary="Campaign with stats and rates",
-            openapi_extensions=doc(response="campaigns.campaign.models:CampaignOut"))
+            openapi_extensions=doc(response="campaigns.campaign.views:CampaignOut"))
 def get_campaign(id: str):
     return ok(service.view(_acct(), id), "Campaign retrieved")
 
@@ -50,7 +50,7 @@ def get_campaign(id: str):
                         "audience, schedule and ab_test are given whole (their type decides which fields count). "
                         "An update that raced another is merged again onto the newer campaign; 409 CONFLICT "
                         "after 3 lost races.",
-            openapi_extensions=doc(body="campaigns.campaign.models:CampaignBody", response="campaigns.campaign.models:CampaignOut", errors=(409,)))
+            openapi_extensions=doc(body="campaigns.campaign.models:CampaignBody", response="campaigns.campaign.views:CampaignOut", errors=(409,)))
 def update_campaign(id: str):
     from .models import CampaignBody
 
@@ -62,7 +62,7 @@ def update_campaign(id: str):
              description="{confirm: true} moves a draft to scheduled (422 without it). {send_test: true, "
                          "test_emails: [...]} sends only to those addresses; status unchanged; scheduled_for is the "
                          "send time and estimated_recipients the distinct test addresses. Honours Idempotency-Key.",
-             openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.models:SendResult", errors=(409,),
+             openapi_extensions=doc(body="campaigns.campaign.models:SendRequest", response="campaigns.campaign.views:SendResult", errors=(409,),
                                     notes={503: tokens.BASE_URL_NOTE}))
 def send_campaign(id: str):
     from .models import SendRequest
@@ -76,7 +76,7 @@ def send_campaign(id: str):
 
 
 @router.post("/campaigns/<id>/cancel", middlewares=WRITE, summary="Cancel a draft, scheduled or sending campaign",
-             openapi_extensions=doc(response="campaigns.campaign.models:Cancelled", errors=(409,)))
+             openapi_extensions=doc(response="campaigns.campaign.views:Cancelled", errors=(409,)))
 def cancel_campaign(id: str):
     return ok(service.cancel(_acct(), id), "Campaign cancelled")
 

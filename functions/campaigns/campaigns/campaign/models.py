@@ -1,4 +1,4 @@
-"""Request and response bodies of /campaigns."""
+"""Request bodies of /campaigns (the answers: ``views``)."""
 from __future__ import annotations
 
 from typing import Literal, Optional
@@ -12,6 +12,7 @@ from ..common.fielderror import field_error
 from ..common.headers import HeaderText
 from ..sending.fields import Email, ProviderConfig
 from .repository import STATUSES  # noqa: F401  (the lifecycle's states live with the store)
+from .views import CampaignFields
 
 
 class Audience(Model):
@@ -90,8 +91,9 @@ class ABTest(Model):
     test_duration_hours: int = Field(ge=1, le=720)
 
 
-class CampaignBody(Model):
-    """POST and PUT body; on PUT only the fields present are changed."""
+class CampaignBody(CampaignFields):
+    """POST and PUT body; on PUT only the fields present are changed (``notes`` and the other fields
+    every view shows: ``views.CampaignFields``)."""
     model_config = ConfigDict(extra="ignore")
     name: Optional[str] = Field(default=None, min_length=1, max_length=200)
     subject: Optional[HeaderText] = Field(default=None, max_length=998)
@@ -128,84 +130,3 @@ class CampaignsQuery(Model):
     limit: Optional[int] = Field(default=None, ge=1, le=100)
     status: Optional[Literal["draft", "scheduled", "sending", "sent", "cancelled"]] = None
     search: Optional[str] = None
-
-
-class Stats(Model):
-    """Counters; the detail view adds ``open_rate``, ``click_rate``, ``bounce_rate`` and totals."""
-    model_config = ConfigDict(extra="allow")
-    sent: int
-    delivered: int
-    opened: int
-    clicked: int
-    bounced: int
-    unsubscribed: int
-    open_rate: Optional[float] = None
-    click_rate: Optional[float] = None
-    bounce_rate: Optional[float] = None
-
-
-class CampaignCreated(Model):
-    id: str
-    name: str
-    status: str
-    created_at: str
-
-
-class CampaignSummary(Model):
-    id: str
-    name: Optional[str] = None
-    status: Optional[str] = None
-    subject: Optional[str] = None
-    sent_at: Optional[str] = None
-    stats: Stats
-    created_at: Optional[str] = None
-
-
-class CampaignOut(Model):
-    """The stored campaign (the request fields) plus lifecycle fields, stats and rates;
-    ``progress`` while and after sending, ``ab_result`` for A/B tests."""
-    model_config = ConfigDict(extra="allow")
-    id: str
-    name: str
-    status: str
-    subject: Optional[str] = None
-    content: Optional[str] = None
-    template_id: Optional[str] = None
-    audience: Optional[dict] = None
-    schedule: Optional[dict] = None
-    tracking: Optional[dict] = None
-    settings: Optional[dict] = None
-    ab_test: Optional[dict] = None
-    scheduled_for: Optional[str] = None
-    estimated_recipients: Optional[int] = None
-    sent_at: Optional[str] = None
-    cancelled_at: Optional[str] = None
-    created_at: str
-    updated_at: Optional[str] = None
-    stats: Stats
-    compliance_warnings: list[str] = Field(default_factory=list, description=(
-        "GET /campaigns/{id} only: postal_address_missing while the account has no postal address "
-        "(PUT /account); the campaign still sends, its footer without the address"))
-
-
-class SendResult(Model):
-    """Scheduling: ``status`` scheduled, ``scheduled_for``, ``estimated_recipients``. Test send
-    (``test: true``): the unchanged status, ``scheduled_for`` = ``sent_at`` (sent now),
-    ``estimated_recipients`` = the distinct test addresses, ``test_emails`` and per-address ``results``."""
-    model_config = ConfigDict(extra="allow")
-    campaign_id: str
-    status: str
-    scheduled_for: Optional[str] = None
-    estimated_recipients: Optional[int] = None
-    test: Optional[bool] = None
-    test_emails: Optional[list[str]] = None
-    sent_at: Optional[str] = None
-    results: Optional[list[dict]] = None
-
-
-class Cancelled(Model):
-    campaign_id: str
-    status: str
-    cancelled_at: str
-    previous_status: str
-    stats: Stats

@@ -14,6 +14,7 @@ from lambdakit.errors import NotFound, ValidationFailed
 from lambdakit.pagination import page_meta, page_request
 
 from . import repository as repo
+from . import views
 from .repository import STATUSES
 
 if TYPE_CHECKING:
@@ -68,9 +69,9 @@ def stats(item: dict, *, rates: bool) -> dict:
 
 
 def detail(item: dict) -> dict:
-    out = {k: item.get(k) for k in ("id", "name", "subject", "preview_text", "content", "template_id", "audience",
-                                    "schedule", "tracking", "settings", "ab_test", "status", "scheduled_for",
-                                    "estimated_recipients", "sent_at", "cancelled_at", "created_at", "updated_at")}
+    """The campaign as ``views.CampaignOut`` shows it: its stored fields (``views.pick``), nested
+    objects with every field, stats, progress and A/B results."""
+    out = views.pick(views.CampaignStored, item)
     for key in NESTED_DEFAULTS:
         out[key] = _full(key, out[key])
     out["stats"] = st = stats(item, rates=True)
@@ -97,8 +98,8 @@ def detail(item: dict) -> dict:
 
 
 def list_item(item: dict) -> dict:
-    return {"id": item["id"], "name": item.get("name"), "status": item.get("status"), "subject": item.get("subject"),
-            "sent_at": item.get("sent_at"), "stats": stats(item, rates=False), "created_at": item.get("created_at")}
+    """A campaign as ``views.CampaignSummary`` shows it in the list."""
+    return {**views.pick(views.CampaignSummary, item), "stats": stats(item, rates=False)}
 
 
 def get_owned(account_id: str, cid: str, *, consistent: bool = False) -> dict:
@@ -164,7 +165,7 @@ def create(account_id: str, body: CampaignCreate) -> dict:
     events.emit(account_id, "campaign.created", {"campaign_id": item["id"], "campaign_name": item["name"],
                                                   "status": "draft", "created_at": now},
                 event_key=f"campaign.created:{item['id']}")
-    return {"id": item["id"], "name": item["name"], "status": "draft", "created_at": now}
+    return views.pick(views.CampaignCreated, item)
 
 
 def view(account_id: str, cid: str) -> dict:

@@ -7,6 +7,8 @@ from pydantic import Field
 
 from lambdakit.model import Model
 
+from .view import View
+
 
 class PageQuery(Model):
     """``page``/``limit`` (max 100) or the opaque ``cursor`` from ``data.pagination.next_cursor``."""
@@ -26,6 +28,6 @@ class CursorQuery(Model):
     cursor: str | None = None
 
 
-class CursorPage(Model):
+class CursorPage(View):
     limit: int
     next_cursor: str | None = None

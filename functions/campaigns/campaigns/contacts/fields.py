@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lambdakit.model import Model
-
 from ..common.emails import InvalidEmail, normalise_email
+from ..common.view import View
 
 STATUSES = ("active", "unsubscribed", "bounced")
 MAX_TAGS = 20
@@ -83,7 +82,7 @@ def clean_email(v: Any) -> str:
         raise ValueError(str(exc)) from None
 
 
-class ContactOut(Model):
+class ContactOut(View):
     id: str
     email: str
     first_name: str = ""

@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
+from ..common.view import View
 from .fields import MAX_CUSTOM_FIELDS, MAX_LISTS, MAX_TAGS, clean_custom, clean_email, clean_lists, clean_tags
 from .fields import STATUSES as STATUSES  # re-exported: the contact routes' names stay importable here
 from .fields import ContactOut as ContactOut
@@ -66,23 +67,23 @@ class ExportQuery(Model):
     status: Literal["active", "unsubscribed", "bounced"] | None = None
 
 
-class ContactDeleted(Model):
+class ContactDeleted(View):
     id: str
     deleted: bool
 
 
-class ImportError_(Model):
+class ImportError_(View):
     line: int
     error: str
 
 
-class ImportColumn(Model):
+class ImportColumn(View):
     column: str
     #: email | first_name | last_name | phone | tags | status | name | attributes | custom:<key> | ignored
     field: str
 
 
-class ImportMapping(Model):
+class ImportMapping(View):
     """How the file's columns were read (issue 34): ``platform`` mailchimp | sendgrid | listmonk | generic."""
     platform: str
     file_status: str | None = None
@@ -93,7 +94,7 @@ class ImportMapping(Model):
     truncated: bool = False
 
 
-class ImportResult(Model):
+class ImportResult(View):
     imported: int
     updated: int
     skipped: int
@@ -116,7 +117,7 @@ class ImportJobIn(Model):
     _tags = field_validator("tags")(classmethod(lambda cls, v: v if v is None or isinstance(v, str) else clean_tags(v)))
 
 
-class ImportJob(Model):
+class ImportJob(View):
     job_id: str
     status: str
     processed: int
@@ -140,7 +141,7 @@ class ImportJob(Model):
     mapping: ImportMapping | None = None
 
 
-class UploadForm(Model):
+class UploadForm(View):
     method: str
     url: str
     fields: dict[str, str]
@@ -152,7 +153,7 @@ class ImportJobStarted(ImportJob):
     upload: UploadForm
 
 
-class ExportLink(Model):
+class ExportLink(View):
     url: str
     format: str
     count: int
@@ -161,7 +162,7 @@ class ExportLink(Model):
     expires_in: int
 
 
-class ExportJob(Model):
+class ExportJob(View):
     """An asynchronous export (``GET /contacts/exports/{job_id}``)."""
     job_id: str
     status: Literal["queued", "running", "completed", "failed"]

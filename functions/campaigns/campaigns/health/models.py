@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from lambdakit.model import Model
+from ..common.view import View
 
 
-class HealthIssue(Model):
+class HealthIssue(View):
     code: str
     message: str
 
 
-class Health(Model):
+class Health(View):
     status: str = Field(description="healthy, or degraded when issues is not empty")
     version: str
     timestamp: str
@@ -19,7 +19,7 @@ class Health(Model):
                                       "BASE_URL_NOT_SET: sends are refused until the public base URL is set")
 
 
-class KeyCheck(Model):
+class KeyCheck(View):
     key_id: str
     name: str
     scopes: list[str]

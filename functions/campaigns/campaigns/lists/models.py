@@ -6,6 +6,8 @@ from pydantic import ConfigDict, Field, field_validator
 
 from lambdakit.model import Model
 
+from ..common.view import View
+
 
 class ListIn(Model):
     model_config = ConfigDict(extra="forbid")
@@ -40,7 +42,7 @@ class ListPatch(Model):
         return v.strip() if v else v
 
 
-class ListOut(Model):
+class ListOut(View):
     id: str
     name: str
     description: str
@@ -52,7 +54,7 @@ class ListOut(Model):
     updated_at: str
 
 
-class ListDeleted(Model):
+class ListDeleted(View):
     id: str
     deleted: bool
     detach_pending: bool

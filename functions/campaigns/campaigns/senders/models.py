@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from lambdakit.model import Model
 
 from ..common.emails import InvalidEmail, normalise_email
+from ..common.view import View
 from .views import Dkim as Dkim  # re-exported: the routes' documentation names these here
 from .views import DnsRecord as DnsRecord
 from .views import Sender
@@ -61,11 +62,11 @@ class SenderCreate(Model):
         return self.email or self.domain or ""
 
 
-class SenderList(Model):
+class SenderList(View):
     senders: list[Sender]
     total: int
 
 
-class SenderDeleted(Model):
+class SenderDeleted(View):
     id: str
     deleted: bool

@@ -7,22 +7,22 @@ from typing import Literal, Optional
 
 from pydantic import Field
 
-from lambdakit.model import Model
+from ..common.view import View
 
 
-class DnsRecord(Model):
+class DnsRecord(View):
     name: str
     type: Literal["CNAME"] = "CNAME"
     value: str
 
 
-class Dkim(Model):
+class Dkim(View):
     status: Optional[str] = None
     tokens: list[str] = Field(default_factory=list)
     records: list[DnsRecord] = Field(default_factory=list, description="CNAME records to publish (domains)")
 
 
-class Sender(Model):
+class Sender(View):
     id: str
     identity: str
     type: Literal["email", "domain"]

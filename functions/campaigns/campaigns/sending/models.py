@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Optional
+from typing import Any, Optional
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -15,6 +15,7 @@ from ..attachments.models import AttachmentRef, check_id
 from ..common.fielderror import field_error
 from ..common.headers import HeaderText
 from ..common.pagedocs import CursorPage
+from ..common.view import View
 from .fields import Email, ProviderConfig, TrackingOptions
 
 
@@ -130,15 +131,15 @@ class BulkSend(_Content):
     attachments: list[AttachmentRef] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
 
 
-# ---------------------------------------------------------------- documentation models (OpenAPI)
-class SendOut(Model):
+# ---------------------------------------------------------------- answers (issue 35: dumped through these)
+class SendOut(View):
     message_id: Optional[str] = None
     status: str
     provider: str
     to: str
 
 
-class BulkQueued(Model):
+class BulkQueued(View):
     bulk_id: str
     total: int
     queued: int
@@ -150,8 +151,7 @@ class BulkQueued(Model):
                                             "once all are)")
 
 
-class BulkProgress(Model):
-    model_config = ConfigDict(extra="allow")
+class BulkProgress(View):
     bulk_id: str
     status: str
     total: int
@@ -178,7 +178,13 @@ class OutboxQuery(Model):
     cursor: Optional[str] = None
 
 
-class OutboxMessage(Model):
+class OutboxAttachment(View):
+    filename: str
+    type: Optional[str] = None
+    size: int = Field(description="Bytes")
+
+
+class OutboxMessage(View):
     id: str
     to: str
     cc: Optional[list[str]] = None
@@ -192,12 +198,12 @@ class OutboxMessage(Model):
     provider: Optional[str] = None
     campaign_id: Optional[str] = None
     bulk_id: Optional[str] = None
-    attachments: Optional[list[dict]] = None
-    metadata: Optional[dict] = None
+    attachments: Optional[list[OutboxAttachment]] = None
+    metadata: Optional[dict[str, Any]] = Field(default=None, description="The send's metadata as given (free-form)")
     simulated: Optional[str] = None
     sent_at: Optional[str] = None
 
 
-class OutboxPage(Model):
+class OutboxPage(View):
     messages: list[OutboxMessage]
     pagination: CursorPage

@@ -8,6 +8,7 @@ from lambdakit.model import Model
 from lambdakit.validated import FreeDict, WebUrl
 
 from ..common.headers import HeaderText
+from ..common.view import View
 from .views import TemplateOut as TemplateOut  # re-exported: the routes' documentation names it here
 
 NAME_RE = r"^[A-Za-z_][A-Za-z0-9_.\-]*$"
@@ -52,13 +53,13 @@ class PreviewIn(Model):
     variables: FreeDict = Field(default_factory=dict)
 
 
-class Preview(Model):
+class Preview(View):
     subject: str
     html: str
     text: str
     missing_variables: list[str]
 
 
-class TemplateDeleted(Model):
+class TemplateDeleted(View):
     id: str
     deleted: bool

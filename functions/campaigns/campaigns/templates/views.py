@@ -2,10 +2,10 @@
 re-exports it): the read routes validate their answers with it without defining the bodies (issue 21)."""
 from __future__ import annotations
 
-from lambdakit.model import Model
+from ..common.view import View
 
 
-class TemplateOut(Model):
+class TemplateOut(View):
     id: str
     name: str
     subject: str

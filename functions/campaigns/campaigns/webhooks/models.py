@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator
 from lambdakit.model import Model
 
 from ..common.pagedocs import CursorPage
+from ..common.view import View
 from .dispatch import EVENT_KINDS
 from .views import Delivery
 from .views import TestResult as TestResult  # re-exported: the routes' documentation names these here
@@ -70,11 +71,11 @@ class DeliveryQueued(Delivery):
                                      "dispatcher's relay sweep queues it within about six minutes")
 
 
-class WebhookDeleted(Model):
+class WebhookDeleted(View):
     id: str
     deleted: bool
 
 
-class DeliveryPage(Model):
+class DeliveryPage(View):
     deliveries: list[Delivery]
     pagination: CursorPage

@@ -7,10 +7,10 @@ from typing import Optional
 
 from pydantic import Field
 
-from lambdakit.model import Model
+from ..common.view import View
 
 
-class Webhook(Model):
+class Webhook(View):
     id: str
     name: str
     url: str
@@ -30,7 +30,7 @@ class WebhookWithSecret(Webhook):
     secret: str = Field(description="The signing secret in full; it is not shown again")
 
 
-class Delivery(Model):
+class Delivery(View):
     id: str
     webhook_id: str
     event: str
@@ -45,7 +45,7 @@ class Delivery(Model):
     delivered_at: Optional[str] = None
 
 
-class TestResult(Model):
+class TestResult(View):
     delivery_id: str
     success: bool
     status_code: Optional[int]
