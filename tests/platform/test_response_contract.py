@@ -132,6 +132,21 @@ def _call_raw(app) -> tuple[int, str]:
     return out["statusCode"], out["body"]
 
 
+def test_answers_show_stored_values_the_request_rules_would_refuse():
+    """A response model built on lambdakit.model.Model checks shape and types only: a value stored
+    before a request rule existed (a line break in a single-line field) is shown, not a 500."""
+    from lambdakit.model import Model, dump
+
+    class Named(Model):
+        name: str
+
+    assert dump(Named, {"name": "Ann\nLee"}) == {"name": "Ann\nLee"}
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        Named.model_validate({"name": "Ann\nLee"})  # the same model refuses it as a request body
+
+
 def test_the_strict_switch_is_on_for_the_suite():
     import os
 

@@ -37,7 +37,7 @@ import typing
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
 
 class _MultiLineMarker:
@@ -154,6 +154,10 @@ def check_value(value: Any, path: str, *, multiline: bool) -> None:
             raise FieldProblem(where, problem)
 
 
+#: Validation context of ``dump``: a response model checks shape and types only, not the request rules.
+RESPONSE_CONTEXT = "lambdakit_response"
+
+
 class Model(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
@@ -161,7 +165,11 @@ class Model(BaseModel):
     multiline_fields: ClassVar[frozenset[str]] = MULTILINE_NAMES
 
     @model_validator(mode="after")
-    def _lambdakit_storable_values(self) -> Any:
+    def _lambdakit_storable_values(self, info: ValidationInfo) -> Any:
+        if (info.context or {}).get(RESPONSE_CONTEXT):
+            # an answer shows what was stored, also a value stored before a rule existed (a sender
+            # name with a line break, issue 17): the request rules are for what comes in
+            return self
         cls = type(self)
         multi = _multiline_of(cls)
         for name in cls.model_fields:
@@ -198,7 +206,7 @@ def dump(model: type[BaseModel], data: Any, *, exclude_unset: bool = False) -> A
     the envelope writes stored ones: a whole number as an integer (``40``, not ``40.0``)."""
     if isinstance(data, dict):
         data = _plain(data, whole=False)
-    out = _plain(model.model_validate(data).model_dump(mode="json", by_alias=True, exclude_unset=exclude_unset), whole=True)
+    out = _plain(model.model_validate(data, context={RESPONSE_CONTEXT: True}).model_dump(mode="json", by_alias=True, exclude_unset=exclude_unset), whole=True)
     if isinstance(out, dict):
         from .responses import Shaped
 
