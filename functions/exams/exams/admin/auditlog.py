@@ -17,10 +17,11 @@ from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import repository as repo
+from .models import AuditLogRow
 
 MAX_SCANNED_PAGES = 25
-PUBLIC = ("id", "user_id", "client_id", "action", "entity_type", "entity_id", "metadata", "ip_address",
-          "created_at", "event_type", "success", "timestamp")
+#: What the listing reads and shows: the response model's fields (never the key attributes or the expiry).
+PUBLIC = tuple(AuditLogRow.model_fields)
 
 
 def _bound(value: str | None, name: str, end: bool) -> str | None:

@@ -153,7 +153,10 @@ def dashboard(p: Principal, client_id: str | None, *, have: Mapping[tuple[str, s
 
 
 def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    from lambdakit.model import dump
+
     from ..stats import counters
+    from .models import SuperAdminDashboard
 
     today = clock.today()
     act_key = repo.activity_key(today, None)
@@ -167,7 +170,7 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     wanted = list(dict.fromkeys([cid for cid, _ in top] + [s["client_id"] for s in subs]))
     names = repo.clients(wanted) if wanted else {}
     started, submitted = int(_num(c, "attempts")), int(_num(c, "attempts_submitted"))
-    return {
+    return dump(SuperAdminDashboard, {
         "role": "super_admin",
         "totals": {k: int(_num(c, k)) for k in ("clients", "students", "client_admins", "questions", "tests",
                                                 "tests_published", "attempts", "attempts_submitted",
@@ -182,7 +185,7 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
         "live_load": {"attempts_in_progress": max(0, started - submitted),
                       "attempts_started_today": int(_num(act, "started"))},
         "average_score": round(float(c.get("score_sum") or 0) / submitted, 4) if submitted else 0,
-    }
+    }, exclude_unset=True)
 
 
 def _expiring(days: int = 30, limit: int = 100) -> list[dict]:
@@ -210,9 +213,12 @@ def _expiring_rows(subs: list[dict], names: dict[str, dict]) -> list[dict]:
 
 
 def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    from lambdakit.model import dump
+
     from ..attempts import repository as arepo
     from ..papers import repository as trepo
     from ..stats import counters
+    from .models import ClientDashboard
 
     act_key = repo.activity_key(clock.today(), cid)
     c, found = counters.read_with(cid, [act_key], have=have)  # the counters and today's activity: one call
@@ -240,7 +246,7 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
                           "attempts": int((s.get("count") or {}).get("started") or 0), "completed": n,
                           "average_percentage": round(float(s["stats"].get("pct_sum") or 0) / n, 4) if n else 0,
                           "pass_rate": round(100.0 * int(s["stats"].get("passed") or 0) / n, 4) if n else 0})
-    return {
+    return dump(ClientDashboard, {
         "role": "client_admin", "client_id": cid,
         "counts": {k: int(_num(c, k)) for k in ("students", "client_admins", "questions", "tests", "tests_published",
                                                 "attempts", "attempts_submitted", "proctoring_events")},
@@ -251,7 +257,7 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
         "usage_vs_limits": _usage(cid, c),
         "activity_today": {"attempts_started": int(_num(act, "started")),
                            "attempts_submitted": int(_num(act, "submitted"))},
-    }
+    }, exclude_unset=True)
 
 
 def _usage(cid: str, c: dict) -> dict:

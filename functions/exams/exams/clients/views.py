@@ -3,9 +3,11 @@ request bodies). Apart so that the list, which answers with ``Client``, does not
 request models (their URL type, the plan catalogue) on a cold start (issue 21)."""
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from pydantic import Field
 
 from lambdakit.model import Model
+
+from ..billing.views import Subscription
 
 
 class Client(Model):
@@ -20,7 +22,7 @@ class Client(Model):
 
 
 class ClientLimits(Model):
-    model_config = ConfigDict(extra="allow")
+    """The client's overrides of its plan (null: the plan's value, -1: unlimited)."""
 
     max_exams_per_month: int | None = None
     max_students_per_exam: int | None = None
@@ -29,7 +31,6 @@ class ClientLimits(Model):
 
 class ClientDetail(Client):
     """A client with its limit overrides (and, on creation, its subscription)."""
-    model_config = ConfigDict(extra="allow")
 
     limits: ClientLimits | None = None
-    subscription: dict | None = None
+    subscription: Subscription | None = Field(default=None, description="On creation only")

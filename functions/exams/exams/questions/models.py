@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from typing import Any
 
 from pydantic import ConfigDict, Field
 
@@ -45,13 +44,20 @@ class Question(Model):
     created_at: str
 
 
+class ImportWarning(Model):
+    line: int | None = Field(default=None, description="Line of the item in the file")
+    item: str | None = Field(default=None, description="The item's name or number in the file")
+    warning: str
+
+
 class ImportResult(Model):
     import_batch_id: str
     imported: int
     total_rows: int
-    errors: list[Any] = []
-    warnings: list[Any] | None = Field(default=None, description="Interchange formats only: what was read but "
-                                       "not kept (embedded files, negative marking), by line and item")
+    errors: list[str] = Field(default_factory=list, description=(
+        "Always empty: an import is all-or-nothing, a file with a bad row is a 400 naming every row"))
+    warnings: list[ImportWarning] | None = Field(default=None, description=(
+        "Interchange formats only: what was read but not kept (embedded files, negative marking), by line and item"))
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
