@@ -17,11 +17,13 @@ from lambdakit.errors import ValidationFailed
 from lambdakit.pagination import PageRequest, page_meta
 
 from ..audit import repository as repo
-from .models import AuditLogRow
 
 MAX_SCANNED_PAGES = 25
-#: What the listing reads and shows: the response model's fields (never the key attributes or the expiry).
-PUBLIC = tuple(AuditLogRow.model_fields)
+#: The row fields the listing reads (the query's projection) and shows: ``models.AuditLogRow``'s fields
+#: (tests/exams/delivery/test_route_reads_admin.py keeps them equal), never the key attributes or the
+#: expiry. A tuple here so that a cold read does not import the models module for it (issue 21).
+PUBLIC = ("id", "user_id", "client_id", "action", "entity_type", "entity_id", "metadata", "ip_address",
+          "created_at", "event_type", "success", "timestamp")
 
 
 def _bound(value: str | None, name: str, end: bool) -> str | None:

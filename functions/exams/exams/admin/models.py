@@ -23,8 +23,8 @@ class PlatformSettings(Model):
 
 
 class AuditLogRow(Model):
-    """An audit row as the super admin's listing shows it (``admin.auditlog`` reads exactly these
-    attributes: never the key attributes or the expiry)."""
+    """An audit row as the super admin's listing shows it (``admin.auditlog.PUBLIC`` reads exactly
+    these attributes: never the key attributes or the expiry)."""
 
     id: str
     user_id: str | None = None

@@ -10,11 +10,14 @@ from lambdakit import clock
 from ..identity import Principal
 from . import paper
 from .correctness import may_see_correctness, projection
-from .models import INLINE_ANSWER_CHARS  # the bound and its reasons: models.py
 
 
 def stored_results(results: Iterable[Any]) -> list[dict]:
-    """``QuestionResult``s as kept on the attempt item: an answer longer than ``INLINE_ANSWER_CHARS`` is left out."""
+    """``QuestionResult``s as kept on the attempt item: an answer longer than ``INLINE_ANSWER_CHARS``
+    is left out (the bound and its reasons: ``models``; imported here, by the writes only, so a read
+    does not import the models module, issue 21)."""
+    from .models import INLINE_ANSWER_CHARS
+
     out = []
     for r in results:
         item = r.to_item()
