@@ -7,6 +7,12 @@ from lambdakit.model import Model
 
 Number = int | float  # a whole number stays one in JSON
 
+#: The dashboards' list sizes (``service`` reads them from here).
+TOP_ORGANISATIONS = 10
+TOP_PERFORMERS = 5
+RECENT_TESTS = 20
+EXPIRING_WITHIN_DAYS = 30
+
 
 # ---------------------------------------------------------------- dashboards: one view per caller
 class ActivityToday(Model):
@@ -62,9 +68,11 @@ class SuperAdminDashboard(Model):
     role: str = Field(description="`super_admin`")
     totals: Totals
     plan_distribution: dict[str, int] = Field(description="Clients per plan id")
-    expiring_subscriptions: list[ExpiringSubscription] = Field(description="Within 30 days, soonest first")
+    expiring_subscriptions: list[ExpiringSubscription] = Field(description=(
+        f"Within {EXPIRING_WITHIN_DAYS} days (today included), soonest first"))
     activity_today: ActivityToday
-    top_organisations: list[TopOrganisation] = Field(description="At most 10, by submitted attempts")
+    top_organisations: list[TopOrganisation] = Field(description=(
+        f"At most {TOP_ORGANISATIONS}, by submitted attempts"))
     live_load: LiveLoad
     average_score: Number
 
@@ -83,7 +91,7 @@ class TopPerformer(Model):
 
 
 class TestBreakdown(Model):
-    """One of the tenant's 20 most recent tests."""
+    """One of the tenant's most recent tests."""
 
     test_id: str
     test_name: str | None = None
@@ -114,8 +122,8 @@ class ClientDashboard(Model):
     counts: Counts
     average_score: Number
     pass_rate: Number
-    top_performers: list[TopPerformer] = Field(description="At most 5")
-    per_test: list[TestBreakdown]
+    top_performers: list[TopPerformer] = Field(description=f"At most {TOP_PERFORMERS}")
+    per_test: list[TestBreakdown] = Field(description=f"The tenant's {RECENT_TESTS} most recent tests")
     usage_vs_limits: UsageVsLimits
     activity_today: ActivityToday
 
@@ -127,7 +135,7 @@ class Dashboard(RootModel[SuperAdminDashboard | ClientDashboard]):
 # ---------------------------------------------------------------- test analytics
 class TestStatistics(Model):
     """Mean and SD (exact running sums), median, Cronbach's alpha. Bound (issue 23 rule 3): the
-    score histogram behind the median is kept on a grid of at most 2,000 steps of the test's
+    score histogram behind the median is kept on a grid of at most ``itemstats.HIST_BINS`` steps of the test's
     maximum (1, 2, 2.5 or 5 x 10^k marks; whole, half and quarter marks stay exact), so the
     statistics items stay a few KB whatever the number of attempts or the marks given. A figure
     that needs more attempts is null."""
@@ -144,7 +152,7 @@ class TestStatistics(Model):
 
 class ItemStatistics(Model):
     """One question: Moodle facility and discrimination indexes (exact running sums),
-    discriminative efficiency (item scores on a grid of at most 100 steps of the question's marks,
+    discriminative efficiency (item scores on a grid of at most ``itemstats.ITEM_BINS`` steps of the question's marks,
     rest scores on the test grid) and option counts (real options A-D only: free text in an option
     answer is never counted). An index that needs more attempts is null."""
 

@@ -156,7 +156,7 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     from lambdakit.model import dump
 
     from ..stats import counters
-    from .models import SuperAdminDashboard
+    from .models import TOP_ORGANISATIONS, SuperAdminDashboard
 
     today = clock.today()
     act_key = repo.activity_key(today, None)
@@ -164,7 +164,7 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     act = found.get(act_key) or {}
     plans = {k.split("#", 1)[1]: int(v) for k, v in c.items() if k.startswith("plan#")}
     rank = repo.org_rank()
-    top = sorted(rank.items(), key=lambda x: -x[1])[:10]
+    top = sorted(rank.items(), key=lambda x: -x[1])[:TOP_ORGANISATIONS]
     subs = _expiring_subs()
     # the names of the top organisations and of the expiring subscriptions' clients: one BatchGetItem
     wanted = list(dict.fromkeys([cid for cid, _ in top] + [s["client_id"] for s in subs]))
@@ -188,19 +188,22 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     }, exclude_unset=True)
 
 
-def _expiring(days: int = 30, limit: int = 100) -> list[dict]:
-    """Subscriptions expiring within ``days`` (today included), soonest first, from the sparse
+def _expiring(days: int | None = None, limit: int = 100) -> list[dict]:
+    """Subscriptions expiring within ``days`` (default ``models.EXPIRING_WITHIN_DAYS``; today
+    included), soonest first, from the sparse
     expiry index: one query bounded by the date range and ``limit``, plus one BatchGetItem for
     the client names."""
     subs = _expiring_subs(days, limit)
     return _expiring_rows(subs, repo.clients([s["client_id"] for s in subs]) if subs else {})
 
 
-def _expiring_subs(days: int = 30, limit: int = 100) -> list[dict]:
+def _expiring_subs(days: int | None = None, limit: int = 100) -> list[dict]:
     import datetime as _d
 
     from ..billing import repository as billing_repo
+    from .models import EXPIRING_WITHIN_DAYS
 
+    days = EXPIRING_WITHIN_DAYS if days is None else days
     horizon = (clock.now() + _d.timedelta(days=days)).strftime("%Y-%m-%d")
     subs, _more = billing_repo.expiring_between(clock.today(), horizon, limit)
     return subs
@@ -218,7 +221,7 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
     from ..attempts import repository as arepo
     from ..papers import repository as trepo
     from ..stats import counters
-    from .models import ClientDashboard
+    from .models import RECENT_TESTS, TOP_PERFORMERS, ClientDashboard
 
     act_key = repo.activity_key(clock.today(), cid)
     c, found = counters.read_with(cid, [act_key], have=have)  # the counters and today's activity: one call
@@ -234,9 +237,9 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
         top.append({"student_id": a.get("student_id"), "guest_name": a.get("guest_name"), "attempt_id": a["id"],
                     "test_id": a["test_id"], "test_name": a.get("test_name"), "percentage": a.get("percentage"),
                     "score": a.get("score"), "total_marks": a.get("total_marks")})
-        if len(top) == 5:
+        if len(top) == TOP_PERFORMERS:
             break
-    tests = trepo.recent(cid, 20)
+    tests = trepo.recent(cid, RECENT_TESTS)
     st = repo.many_test_stats([t["id"] for t in tests]) if tests else {}
     breakdown = []
     for t in tests:

@@ -4,7 +4,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, RootModel
 
-from lambdakit.model import Model
+from lambdakit.model import MULTILINE, Model
 
 from ..apidoc import CursorPageQuery
 from ..papers.models import MAX_TEST_QUESTIONS, TestAttemptView, TestNamed
@@ -108,8 +108,9 @@ MAX_ANSWER_CHARS = 20_000
 #: entry is at most ~400 bytes: 500 of them ≈ 200 KB).
 INLINE_ANSWER_CHARS = 16
 Number = int | float  # a whole number stays one in JSON
-#: A saved or graded answer as the candidate gave it: an option letter, a list of letters, true/false or text.
-AnswerValue = str | list[str] | bool | None
+#: A saved or graded answer as the candidate gave it: an option letter, a list of letters, true/false or
+#: text (several lines: an essay, code; ``student_answer`` is multi-line on input, so is what is shown).
+AnswerValue = Annotated[str | list[str] | bool | None, MULTILINE]
 
 
 class AttemptView(TestNamed):
@@ -199,7 +200,7 @@ class QuestionResultView(Model):
     question_id: str
     question_type: str | None = None
     answer: AnswerValue = None
-    status: str = Field(description="correct, incorrect, unanswered or pending (manual grading)")
+    status: str = Field(description="correct, incorrect or unanswered; subjective and coding: pending until graded by hand, then graded")
     marks_awarded: Number
     max_marks: Number
     section_id: str | None = None

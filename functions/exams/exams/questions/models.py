@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-
 from pydantic import ConfigDict, Field
 
-from lambdakit.model import Model
+from lambdakit.model import Model, MultiLine
 
 
 class QuestionIn(Model):
@@ -25,17 +24,20 @@ class QuestionIn(Model):
 
 
 class Question(Model):
+    """A question of the bank as stored. Options and keys are shown as stored: an imported file
+    (CSV, Moodle XML, GIFT, QTI) may hold them on several lines."""
+
     id: str
     client_id: str
     folder_id: str | None = None
     question_text: str
     question_type: str
-    option_a: str | None = None
-    option_b: str | None = None
-    option_c: str | None = None
-    option_d: str | None = None
-    correct_answer: str | None = None
-    correct_answers: list[str] | None = None
+    option_a: MultiLine | None = None
+    option_b: MultiLine | None = None
+    option_c: MultiLine | None = None
+    option_d: MultiLine | None = None
+    correct_answer: MultiLine | None = None
+    correct_answers: list[MultiLine] | None = None
     marks: float
     difficulty: str
     case_sensitive: bool = False
