@@ -10,10 +10,24 @@ from lambdakit.model import Model
 from ..billing.views import Subscription
 
 
-class Client(Model):
+#: ``notes``: the super admin's plain text about a tenant (several lines).
+MAX_CLIENT_NOTES = 2000
+
+
+class ClientSettable(Model):
+    """A client's settable fields shown as given: declared once here, inherited by the request
+    models (``CreateClient``, ``UpdateClient``) and the views (docs/exams-architecture.md, "Adding a
+    field")."""
+
+    address: str | None = Field(default=None, max_length=500)
+    notes: str | None = Field(default=None, max_length=MAX_CLIENT_NOTES, description=(
+        f"The super admin's notes about the tenant (plain text, several lines, at most {MAX_CLIENT_NOTES} "
+        "characters); only super admins see clients."))
+
+
+class Client(ClientSettable):
     id: str
     name: str
-    address: str | None = None
     logo_url: str | None = None
     plan_id: str
     active_status: int = 1
