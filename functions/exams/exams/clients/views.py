@@ -9,7 +9,6 @@ from lambdakit.model import Model
 
 from ..billing.views import Subscription
 
-
 #: ``notes``: the super admin's plain text about a tenant (several lines).
 MAX_CLIENT_NOTES = 2000
 
