@@ -150,6 +150,21 @@ def test_an_imported_option_on_several_lines_is_listed_as_stored(tenant):
     assert "def f():\n    return 1" in [o["text"] for o in seen["questions"][0]["options"]]
 
 
+def test_a_recorded_and_a_deduplicated_proctoring_event_are_documented(tenant):
+    """201 for a recorded event, 200 for the same type again within the window: both answers go
+    through ``EventOut`` and both statuses are documented."""
+    st = tenant.students[0]
+    t = tenant.test([tenant.question(**mcq("Q"))["id"]])
+    a = tenant.start(t)
+    body = {"attempt_id": a["id"], "test_id": t["id"], "event_type": "TAB_SWITCH"}
+    path = "/api/proctoring/events"
+    first = conforms(tenant.app.exams.post(path, json=body, headers=st.headers), "POST", path, 201)
+    again = conforms(tenant.app.exams.post(path, json=body, headers=st.headers), "POST", path, 200)
+    assert first["duplicate"] is False and again["duplicate"] is True and again["id"] == first["id"]
+    [listed] = conforms(tenant.app.exams.get(path, query={"attempt_id": a["id"]}, headers=st.headers), "GET", path)
+    assert listed["id"] == first["id"] and "duplicate" not in listed
+
+
 def test_tenants_billing_and_service_routes_are_documented(tenant, exams_app):
     sa = tenant.users.super_admin()
     created = conforms(exams_app.exams.post("/api/clients", json={"name": "Beta", "plan_id": "starter"},
