@@ -1,6 +1,8 @@
 """Response bodies of the analytics and stats routes (issue 35: each answer is dumped through these)."""
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, RootModel
 
 from lambdakit.model import Model
@@ -65,7 +67,7 @@ class LiveLoad(Model):
 class SuperAdminDashboard(Model):
     """``GET /api/stats`` (and ``/dashboard``) of a super admin without ``client_id``: the platform."""
 
-    role: str = Field(description="`super_admin`")
+    role: Literal["super_admin"]
     totals: Totals
     plan_distribution: dict[str, int] = Field(description="Clients per plan id")
     expiring_subscriptions: list[ExpiringSubscription] = Field(description=(
@@ -117,7 +119,7 @@ class UsageVsLimits(Model):
 class ClientDashboard(Model):
     """``GET /api/stats`` (and ``/dashboard``) of a client admin, or of a super admin with ``client_id``."""
 
-    role: str = Field(description="`client_admin`")
+    role: Literal["client_admin"]
     client_id: str
     counts: Counts
     average_score: Number
