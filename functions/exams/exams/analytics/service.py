@@ -156,7 +156,7 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     from lambdakit.model import dump
 
     from ..stats import counters
-    from .models import TOP_ORGANISATIONS, SuperAdminDashboard
+    from .models import TOP_ORGANISATIONS, SuperAdminDashboard, Totals
 
     today = clock.today()
     act_key = repo.activity_key(today, None)
@@ -172,9 +172,7 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     started, submitted = int(_num(c, "attempts")), int(_num(c, "attempts_submitted"))
     return dump(SuperAdminDashboard, {
         "role": "super_admin",
-        "totals": {k: int(_num(c, k)) for k in ("clients", "students", "client_admins", "questions", "tests",
-                                                "tests_published", "attempts", "attempts_submitted",
-                                                "proctoring_events")},
+        "totals": {k: int(_num(c, k)) for k in Totals.model_fields},  # each counter the view declares
         "plan_distribution": plans,
         "expiring_subscriptions": _expiring_rows(subs, names),
         "activity_today": {"date": today, "attempts_started": int(_num(act, "started")),
@@ -221,7 +219,7 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
     from ..attempts import repository as arepo
     from ..papers import repository as trepo
     from ..stats import counters
-    from .models import RECENT_TESTS, TOP_PERFORMERS, ClientDashboard
+    from .models import RECENT_TESTS, TOP_PERFORMERS, ClientDashboard, Counts
 
     act_key = repo.activity_key(clock.today(), cid)
     c, found = counters.read_with(cid, [act_key], have=have)  # the counters and today's activity: one call
@@ -251,8 +249,7 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
                           "pass_rate": round(100.0 * int(s["stats"].get("passed") or 0) / n, 4) if n else 0})
     return dump(ClientDashboard, {
         "role": "client_admin", "client_id": cid,
-        "counts": {k: int(_num(c, k)) for k in ("students", "client_admins", "questions", "tests", "tests_published",
-                                                "attempts", "attempts_submitted", "proctoring_events")},
+        "counts": {k: int(_num(c, k)) for k in Counts.model_fields},  # each counter the view declares
         "average_score": round(float(c.get("score_sum") or 0) / submitted, 4) if submitted else 0,
         "pass_rate": round(100.0 * float(c.get("pass_count") or 0) / submitted, 4) if submitted else 0,
         "top_performers": top,
