@@ -61,8 +61,15 @@ def ok_flat(data: dict, message: str = "OK", status: int = 200) -> Response:
     return json_response(status, {**data, "data": data, "message": message})
 
 
-def paginated(items: list, pagination: dict, headers: dict[str, str] | None = None, **extra: Any) -> Response:
-    return json_response(200, {"data": through_model(items), "pagination": pagination, **extra}, headers=headers)
+def paginated(items: list, pagination: dict, headers: dict[str, str] | None = None, *, also_as: str | None = None,
+              **extra: Any) -> Response:
+    """``{data: [...], pagination, **extra}``; ``also_as``: the same shaped list under that key too
+    (``GET /api/clients``: the spec's ``clients``). ``extra``: the envelope's own scalars (``next_cursor``)."""
+    shaped = through_model(items)
+    body = {"data": shaped, "pagination": pagination, **extra}
+    if also_as:
+        body[also_as] = shaped
+    return json_response(200, body, headers=headers)
 
 
 def _route_not_found(method: str, path: str) -> ApiError:

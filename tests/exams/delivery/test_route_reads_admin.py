@@ -100,8 +100,10 @@ def test_audit_log_rows_are_read_with_only_the_columns_shown(exams_app, exam_use
     """The page's query projects the row fields the route shows (no key or index attributes):
     the same rows as the stored items cut to those fields."""
     from exams.admin.auditlog import PUBLIC
+    from exams.admin.models import AuditLogRow
     from exams.audit import repository
 
+    assert set(PUBLIC) == set(AuditLogRow.model_fields)  # what is read is what the model declares (issue 35)
     sa = exam_users.super_admin()
     with ddb_calls() as calls:
         r = get(exams_app, LOGS, sa, limit="5")

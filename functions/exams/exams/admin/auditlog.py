@@ -19,6 +19,9 @@ from lambdakit.pagination import PageRequest, page_meta
 from ..audit import repository as repo
 
 MAX_SCANNED_PAGES = 25
+#: The row fields the listing reads (the query's projection) and shows: ``models.AuditLogRow``'s fields
+#: (tests/exams/delivery/test_route_reads_admin.py keeps them equal), never the key attributes or the
+#: expiry. A tuple here so that a cold read does not import the models module for it (issue 21).
 PUBLIC = ("id", "user_id", "client_id", "action", "entity_type", "entity_id", "metadata", "ip_address",
           "created_at", "event_type", "success", "timestamp")
 

@@ -1,4 +1,4 @@
-"""Request bodies of the admin routes."""
+"""Request and response bodies of the admin routes."""
 from __future__ import annotations
 
 from pydantic import ConfigDict, Field
@@ -23,7 +23,8 @@ class PlatformSettings(Model):
 
 
 class AuditLogRow(Model):
-    model_config = ConfigDict(extra="allow")
+    """An audit row as the super admin's listing shows it (``admin.auditlog.PUBLIC`` reads exactly
+    these attributes: never the key attributes or the expiry)."""
 
     id: str
     user_id: str | None = None
@@ -34,6 +35,9 @@ class AuditLogRow(Model):
     metadata: str | None = Field(default=None, description="JSON text (before/after)")
     ip_address: str | None = None
     created_at: str
+    event_type: str | None = Field(default=None, description="Authentication entries: `login` or `token_rejected`")
+    success: bool | None = Field(default=None, description="Authentication entries")
+    timestamp: str | None = Field(default=None, description="Authentication entries: when it happened")
 
 
 class AuditLogQuery(Model):

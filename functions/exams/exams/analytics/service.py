@@ -153,7 +153,10 @@ def dashboard(p: Principal, client_id: str | None, *, have: Mapping[tuple[str, s
 
 
 def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    from lambdakit.model import dump
+
     from ..stats import counters
+    from .models import TOP_ORGANISATIONS, SuperAdminDashboard, Totals
 
     today = clock.today()
     act_key = repo.activity_key(today, None)
@@ -161,17 +164,15 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
     act = found.get(act_key) or {}
     plans = {k.split("#", 1)[1]: int(v) for k, v in c.items() if k.startswith("plan#")}
     rank = repo.org_rank()
-    top = sorted(rank.items(), key=lambda x: -x[1])[:10]
+    top = sorted(rank.items(), key=lambda x: -x[1])[:TOP_ORGANISATIONS]
     subs = _expiring_subs()
     # the names of the top organisations and of the expiring subscriptions' clients: one BatchGetItem
     wanted = list(dict.fromkeys([cid for cid, _ in top] + [s["client_id"] for s in subs]))
     names = repo.clients(wanted) if wanted else {}
     started, submitted = int(_num(c, "attempts")), int(_num(c, "attempts_submitted"))
-    return {
+    return dump(SuperAdminDashboard, {
         "role": "super_admin",
-        "totals": {k: int(_num(c, k)) for k in ("clients", "students", "client_admins", "questions", "tests",
-                                                "tests_published", "attempts", "attempts_submitted",
-                                                "proctoring_events")},
+        "totals": {k: int(_num(c, k)) for k in Totals.model_fields},  # each counter the view declares
         "plan_distribution": plans,
         "expiring_subscriptions": _expiring_rows(subs, names),
         "activity_today": {"date": today, "attempts_started": int(_num(act, "started")),
@@ -182,22 +183,25 @@ def _super_admin_dashboard(have: Mapping[tuple[str, str], dict | None] | None = 
         "live_load": {"attempts_in_progress": max(0, started - submitted),
                       "attempts_started_today": int(_num(act, "started"))},
         "average_score": round(float(c.get("score_sum") or 0) / submitted, 4) if submitted else 0,
-    }
+    }, exclude_unset=True)
 
 
-def _expiring(days: int = 30, limit: int = 100) -> list[dict]:
-    """Subscriptions expiring within ``days`` (today included), soonest first, from the sparse
+def _expiring(days: int | None = None, limit: int = 100) -> list[dict]:
+    """Subscriptions expiring within ``days`` (default ``models.EXPIRING_WITHIN_DAYS``; today
+    included), soonest first, from the sparse
     expiry index: one query bounded by the date range and ``limit``, plus one BatchGetItem for
     the client names."""
     subs = _expiring_subs(days, limit)
     return _expiring_rows(subs, repo.clients([s["client_id"] for s in subs]) if subs else {})
 
 
-def _expiring_subs(days: int = 30, limit: int = 100) -> list[dict]:
+def _expiring_subs(days: int | None = None, limit: int = 100) -> list[dict]:
     import datetime as _d
 
     from ..billing import repository as billing_repo
+    from .models import EXPIRING_WITHIN_DAYS
 
+    days = EXPIRING_WITHIN_DAYS if days is None else days
     horizon = (clock.now() + _d.timedelta(days=days)).strftime("%Y-%m-%d")
     subs, _more = billing_repo.expiring_between(clock.today(), horizon, limit)
     return subs
@@ -210,9 +214,12 @@ def _expiring_rows(subs: list[dict], names: dict[str, dict]) -> list[dict]:
 
 
 def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | None = None) -> dict:
+    from lambdakit.model import dump
+
     from ..attempts import repository as arepo
     from ..papers import repository as trepo
     from ..stats import counters
+    from .models import RECENT_TESTS, TOP_PERFORMERS, ClientDashboard, Counts
 
     act_key = repo.activity_key(clock.today(), cid)
     c, found = counters.read_with(cid, [act_key], have=have)  # the counters and today's activity: one call
@@ -228,9 +235,9 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
         top.append({"student_id": a.get("student_id"), "guest_name": a.get("guest_name"), "attempt_id": a["id"],
                     "test_id": a["test_id"], "test_name": a.get("test_name"), "percentage": a.get("percentage"),
                     "score": a.get("score"), "total_marks": a.get("total_marks")})
-        if len(top) == 5:
+        if len(top) == TOP_PERFORMERS:
             break
-    tests = trepo.recent(cid, 20)
+    tests = trepo.recent(cid, RECENT_TESTS)
     st = repo.many_test_stats([t["id"] for t in tests]) if tests else {}
     breakdown = []
     for t in tests:
@@ -240,10 +247,9 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
                           "attempts": int((s.get("count") or {}).get("started") or 0), "completed": n,
                           "average_percentage": round(float(s["stats"].get("pct_sum") or 0) / n, 4) if n else 0,
                           "pass_rate": round(100.0 * int(s["stats"].get("passed") or 0) / n, 4) if n else 0})
-    return {
+    return dump(ClientDashboard, {
         "role": "client_admin", "client_id": cid,
-        "counts": {k: int(_num(c, k)) for k in ("students", "client_admins", "questions", "tests", "tests_published",
-                                                "attempts", "attempts_submitted", "proctoring_events")},
+        "counts": {k: int(_num(c, k)) for k in Counts.model_fields},  # each counter the view declares
         "average_score": round(float(c.get("score_sum") or 0) / submitted, 4) if submitted else 0,
         "pass_rate": round(100.0 * float(c.get("pass_count") or 0) / submitted, 4) if submitted else 0,
         "top_performers": top,
@@ -251,7 +257,7 @@ def _client_dashboard(cid: str, have: Mapping[tuple[str, str], dict | None] | No
         "usage_vs_limits": _usage(cid, c),
         "activity_today": {"attempts_started": int(_num(act, "started")),
                            "attempts_submitted": int(_num(act, "submitted"))},
-    }
+    }, exclude_unset=True)
 
 
 def _usage(cid: str, c: dict) -> dict:

@@ -14,9 +14,9 @@ from ..settings import settings
 from . import guests, paper
 from . import repository as repo
 from .access import already_submitted, authorize, load
+from .models import MAX_ANSWER_CHARS
 from .submission import auto_submit
 
-MAX_ANSWER_CHARS = 20_000
 MAX_BATCH = 99
 
 

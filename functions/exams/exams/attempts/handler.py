@@ -75,7 +75,7 @@ def test_guests(testId: str):
 
 
 @router.get("/api/attempts", summary="List attempts (student_id, or test_id for admins)", middlewares=[optional_auth],
-            openapi_extensions=doc(query="exams.attempts.models:AttemptListQuery", response="exams.attempts.models:AttemptOut", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.attempts.models:AttemptListQuery", response="exams.attempts.models:AttemptView", paginated=True, errors=(503,)))
 def list_attempts():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, total, nxt = reads.list_attempts(
@@ -130,7 +130,7 @@ def save_batch():
 
 
 @router.get("/api/attempt-answers/<attemptId>", summary="Saved answers of an attempt", middlewares=[optional_auth],
-            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SavedAnswer", list_key="answers", errors=(503,)))
+            openapi_extensions=doc(query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:SavedAnswers", errors=(503,)))
 def get_answers(attemptId: str):
     return ok(reads.get_answers(principal(router), attemptId, attempt_token()))
 
@@ -151,7 +151,7 @@ def save_one(attemptId: str):
 
 @router.post("/api/rpc/submit-attempt", summary="Submit and grade an attempt (first call only)",
              middlewares=[optional_auth],
-             openapi_extensions=doc(body="exams.attempts.models:SubmitIn", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
+             openapi_extensions=doc(body="exams.attempts.models:SubmitIn", query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptView", errors=(409, 503)))
 def submit_rpc():
     from . import submission
     from .models import SubmitIn
@@ -163,7 +163,7 @@ def submit_rpc():
 
 @router.post("/api/attempts/<attemptId>/submit", summary="Submit and grade an attempt (first call only)",
              middlewares=[optional_auth],
-             openapi_extensions=doc(body="exams.attempts.models:SubmitBody", body_optional=True, query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptOut", errors=(409, 503)))
+             openapi_extensions=doc(body="exams.attempts.models:SubmitBody", body_optional=True, query="exams.apidoc:AttemptTokenQuery", response="exams.attempts.models:AttemptView", errors=(409, 503)))
 def submit(attemptId: str):
     from . import submission
     from .models import SubmitBody
@@ -176,7 +176,7 @@ def submit(attemptId: str):
 @router.put("/api/attempts/<attemptId>/grades", summary="Grade subjective/coding answers (client admin)",
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
             description="Body {grades: [{question_id, marks}]}; updates the score. Added route.",
-            openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptDetail", errors=(409, 503)))
+            openapi_extensions=doc(body="exams.attempts.models:GradesIn", response="exams.attempts.models:AttemptGradesView", errors=(409, 503)))
 def grades(attemptId: str):
     from . import grades as grades_
     from .models import GradesIn

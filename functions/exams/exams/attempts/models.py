@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, RootModel
 
-from lambdakit.model import Model
+from lambdakit.model import MULTILINE, Model
 
 from ..apidoc import CursorPageQuery
-from ..papers.models import TestAttemptView
+from ..papers.models import MAX_TEST_QUESTIONS, TestAttemptView, TestNamed
 
 
 class StartIn(Model):
@@ -62,60 +62,6 @@ class GradesIn(Model):
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
-class AttemptOut(Model):
-    """An attempt as its reader may see it (score null and result_masked when results are hidden)."""
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    test_id: str
-    student_id: str | None = None
-    client_id: str | None = None
-    status: str
-    is_guest: bool
-    guest_name: str | None = None
-    attempt_token: str | None = Field(default=None, description="Guests only, on start")
-    guest_token: str | None = Field(default=None, description=(
-        "Guests only, on start: the guest identity token (also set as the `exam_guest` cookie); send it back "
-        "as `X-Guest-Token` on later starts"))
-    started_at: str | None = None
-    deadline: str | None = None
-    remaining_seconds: float | None = None
-    submitted_at: str | None = None
-    time_taken: float | None = Field(default=None, description=(
-        "Once submitted: the `time_taken` the client supplied on submit (spec; unit not shown), or the "
-        "server's measurement when the client gave none"))
-    server_time_taken: float | None = Field(default=None, description=(
-        "Once submitted: seconds from start to submission measured by the server (capped at the deadline "
-        "+ grace); analytics and the report use this one"))
-    score: float | None = None
-    total_marks: float | None = None
-    percentage: float | None = None
-    passed: bool | None = None
-    result_masked: bool | None = None
-
-
-class AttemptDetail(AttemptOut):
-    questions: list[dict] = []
-    sections: list[dict] = []
-    answers: list[dict] = []
-    results: list[dict] | None = Field(default=None, description=(
-        "One entry per question of the paper (at most 500). Bound (issue 23 rule 3): the attempt item keeps "
-        "an answer of at most 16 characters inline; longer answers (up to 20,000 characters each) are kept "
-        "as separate saved-answer items and joined back here, so no attempt item can outgrow DynamoDB's "
-        "400 KB."))
-
-
-class SavedAnswer(Model):
-    model_config = ConfigDict(extra="allow")
-
-    attempt_id: str
-    question_id: str
-    selected_option: Any = None
-    student_answer: Any = None
-    marked_for_review: bool
-    saved_at: str | None = None
-
-
 class SaveResult(Model):
     attempt_id: str
     saved: int
@@ -153,13 +99,26 @@ class GuestOut(Model):
 
 
 # ---------------------------------------------------------------- response models (issue 35)
+#: A saved answer's length (essays, code): longer is a 400.
+MAX_ANSWER_CHARS = 20_000
+#: Issue 23 rule 3: the graded ``results`` list on the attempt item (``A#META``) keeps an answer
+#: only up to this many characters (option letters, true/false, short fill-ins). Longer answers
+#: stay in their ``A#ANS#<question>`` items and are joined back on read (``views.joined_results``),
+#: so 500 questions of long answers never put the attempt item past DynamoDB's 400 KB (a result
+#: entry is at most ~400 bytes: 500 of them ≈ 200 KB).
+INLINE_ANSWER_CHARS = 16
 Number = int | float  # a whole number stays one in JSON
+#: A saved or graded answer as the candidate gave it: an option letter, a list of letters, true/false or
+#: text (several lines: an essay, code; ``student_answer`` is multi-line on input, so is what is shown).
+AnswerValue = Annotated[str | list[str] | bool | None, MULTILINE]
 
 
-class AttemptView(Model):
-    """The attempt's own fields (``views.present``): a key absent from the answer is one that does
-    not apply (``remaining_seconds`` and ``current_section`` while in progress, the results once
-    submitted)."""
+class AttemptView(TestNamed):
+    """An attempt as its reader may see it (``views.present``): the answer of the list, submit and,
+    with more, of start, detail and grades. A key absent from the answer is one that does not apply
+    (``remaining_seconds``, ``current_section`` and ``server_time`` while in progress, the results
+    once submitted); ``score`` is null and ``result_masked`` true when the test hides results.
+    ``test_name`` is the test's name when the attempt started (``TestNamed``)."""
 
     id: str
     test_id: str
@@ -172,8 +131,12 @@ class AttemptView(Model):
     started_at: str | None = None
     deadline: str | None = None
     submitted_at: str | None = None
-    time_taken: Number | None = Field(default=None, description=AttemptOut.model_fields["time_taken"].description)
-    server_time_taken: Number | None = Field(default=None, description=AttemptOut.model_fields["server_time_taken"].description)
+    time_taken: Number | None = Field(default=None, description=(
+        "Once submitted: the `time_taken` the client supplied on submit (spec; unit not shown), or the "
+        "server's measurement when the client gave none"))
+    server_time_taken: Number | None = Field(default=None, description=(
+        "Once submitted: seconds from start to submission measured by the server (capped at the deadline "
+        "+ grace); analytics and the report use this one"))
     attempt_number: int | None = None
     risk_score: Number | None = None
     submit_reason: str | None = None
@@ -188,19 +151,86 @@ class AttemptView(Model):
     pending_manual_grading: int | None = None
 
 
+class OptionView(Model):
+    key: str
+    text: str | None = None
+
+
+class PaperQuestion(Model):
+    """A question as a candidate sees it (``paper.public_question``): no answer key, options in
+    the attempt's order."""
+
+    id: str
+    question_text: str | None = None
+    question_type: str | None = None
+    marks: Number | None = None
+    options: list[OptionView] | None = None
+    section_id: str | None = None
+
+
+class SectionWindow(Model):
+    """A section of the attempt with its closing time (null: no own duration)."""
+
+    id: str
+    title: str | None = None
+    question_ids: list[str] | None = None
+    lock_navigation: bool | None = None
+    closes_at: str | None = None
+
+
+class SavedAnswer(Model):
+    """A saved answer (``views.answer_view``): the spec's attempt answer {attempt_id, question_id,
+    selected_option, marked_for_review}, plus ``student_answer`` (the same value) and ``saved_at``."""
+
+    attempt_id: str
+    question_id: str
+    selected_option: AnswerValue = None
+    student_answer: AnswerValue = None
+    marked_for_review: bool
+    saved_at: str | None = None
+
+
+class SavedAnswers(RootModel[list[SavedAnswer]]):
+    """``GET /api/attempt-answers/{id}``: the attempt's saved answers."""
+
+
+class QuestionResultView(Model):
+    """One graded question (``grading.QuestionResult``; a long answer joined back from its saved item)."""
+
+    question_id: str
+    question_type: str | None = None
+    answer: AnswerValue = None
+    status: str = Field(description="correct, incorrect or unanswered; subjective and coding: pending until graded by hand, then graded")
+    marks_awarded: Number
+    max_marks: Number
+    section_id: str | None = None
+
+
+class _Results(Model):
+    results: list[QuestionResultView] | None = Field(default=None, description=(
+        f"One entry per question of the paper (at most {MAX_TEST_QUESTIONS}). Bound (issue 23 rule 3): the "
+        f"attempt item keeps an answer of at most {INLINE_ANSWER_CHARS} characters inline; longer answers (up "
+        f"to {MAX_ANSWER_CHARS:,} characters each) are kept as separate saved-answer items and joined back "
+        "here, so no attempt item can outgrow DynamoDB's 400 KB."))
+
+
 class AttemptStartView(AttemptView, TestAttemptView):
     """``POST /api/attempts``: the attempt, the test's ``TestAttemptView`` fields and, for a guest,
     the guest identity token."""
 
-    guest_token: str | None = Field(default=None, description=AttemptOut.model_fields["guest_token"].description)
+    guest_token: str | None = Field(default=None, description=(
+        "Guests only, on start: the guest identity token (also set as the `exam_guest` cookie); send it back "
+        "as `X-Guest-Token` on later starts"))
 
 
-class AttemptDetailView(AttemptView, TestAttemptView):
-    """``GET /api/attempts/{id}`` (and the manual grades' answer): the attempt, the test's
-    ``TestAttemptView`` fields, its questions, section windows, saved answers and, once visible,
-    the results."""
+class AttemptDetailView(AttemptView, TestAttemptView, _Results):
+    """``GET /api/attempts/{id}``: the attempt, the test's ``TestAttemptView`` fields, its
+    questions, section windows, saved answers and, once visible, the results."""
 
-    questions: list[dict] = Field(default_factory=list)
-    sections: list[dict] = Field(default_factory=list)
-    answers: list[dict] = Field(default_factory=list)
-    results: list[dict] | None = Field(default=None, description=AttemptDetail.model_fields["results"].description)
+    questions: list[PaperQuestion] = Field(default_factory=list)
+    sections: list[SectionWindow] = Field(default_factory=list)
+    answers: list[SavedAnswer] = Field(default_factory=list)
+
+
+class AttemptGradesView(AttemptView, _Results):
+    """``PUT /api/attempts/{id}/grades``: the re-graded attempt and every question's result."""

@@ -1,5 +1,5 @@
 """Read models of an attempt (no I/O): the summary every attempt response and list row starts
-from (``AttemptOut``; scores masked until the test shows results), the detail view (questions
+from (``AttemptView``; scores masked until the test shows results), the detail view (questions
 without answer keys in the attempt's order, section windows, saved answers) and a saved answer."""
 from __future__ import annotations
 
@@ -11,16 +11,13 @@ from ..identity import Principal
 from . import paper
 from .correctness import may_see_correctness, projection
 
-#: Issue 23 rule 3: the graded ``results`` list on the attempt item (``A#META``) keeps an answer
-#: only up to this many characters (option letters, true/false, short fill-ins). Longer answers
-#: (essays, code: up to ``answers.MAX_ANSWER_CHARS`` each) stay in their ``A#ANS#<question>``
-#: items and are joined back on read, so 500 questions of long answers never put the attempt
-#: item past DynamoDB's 400 KB (a result entry is at most ~400 bytes: 500 of them ≈ 200 KB).
-INLINE_ANSWER_CHARS = 16
-
 
 def stored_results(results: Iterable[Any]) -> list[dict]:
-    """``QuestionResult``s as kept on the attempt item: a long answer is left out (see above)."""
+    """``QuestionResult``s as kept on the attempt item: an answer longer than ``INLINE_ANSWER_CHARS``
+    is left out (the bound and its reasons: ``models``; imported here, by the writes only, so a read
+    does not import the models module, issue 21)."""
+    from .models import INLINE_ANSWER_CHARS
+
     out = []
     for r in results:
         item = r.to_item()
@@ -41,7 +38,7 @@ results_visible = may_see_correctness
 
 
 def present(a: dict, test: dict | None, p: Principal | None) -> dict:
-    """``AttemptOut``, built from the correctness-free projection when results are hidden."""
+    """``AttemptView``'s data, built from the correctness-free projection when results are hidden."""
     visible = results_visible(p, test)
     a = projection(a, visible)
     now = clock.now_ts()
@@ -80,7 +77,7 @@ def answer_view(ans: dict, attempt_id: str) -> dict:
 
 def detail(a: dict, answers: dict[str, dict], test: dict | None, questions: list[dict],
            p: Principal | None) -> dict:
-    """``AttemptDetail``: the summary plus the attempt's questions (``questions``: the test's paper),
+    """``AttemptDetailView``: the summary plus the attempt's questions (``questions``: the test's paper),
     its sections with their closing times, the saved answers and, once visible, the results."""
     from lambdakit.model import dump
 

@@ -23,7 +23,7 @@ def _page():
 
 @router.get("/api/superadmin/subscriptions", summary="List client subscriptions (expiry checked lazily)",
             middlewares=[require(SUPER_ADMIN)],
-            openapi_extensions=doc(query="exams.apidoc:PageQuery", response="exams.billing.models:Subscription", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.apidoc:PageQuery", response="exams.billing.views:Subscription", paginated=True, errors=(503,)))
 def list_subscriptions():
     items, meta = subscriptions.list_subscriptions(_page(), have=read_with_auth(router))
     return paginated(items, meta)
@@ -32,7 +32,7 @@ def list_subscriptions():
 @router.put("/api/superadmin/subscriptions/<clientId>", summary="Change a client's plan and expiry",
             description="Writes a subscription history row. expiry_date omitted: one month for paid plans; "
                         "null: never expires.", middlewares=[require(SUPER_ADMIN)],
-            openapi_extensions=doc(body="exams.billing.models:SubscriptionUpdate", response="exams.billing.models:Subscription", errors=(409, 503)))
+            openapi_extensions=doc(body="exams.billing.models:SubscriptionUpdate", response="exams.billing.views:Subscription", errors=(409, 503)))
 def update_subscription(clientId: str):
     from .models import SubscriptionUpdate
 
@@ -44,7 +44,7 @@ def update_subscription(clientId: str):
 
 @router.get("/api/subscription-requests", summary="List subscription (plan change) requests",
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
-            openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:SubscriptionRequest", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.views:SubscriptionRequest", paginated=True, errors=(503,)))
 def list_subscription_requests():
     items, meta = subscriptions.list_requests(signed_in(router), query(router, "client_id") or None, _page())
     return paginated(items, meta)
@@ -52,7 +52,7 @@ def list_subscription_requests():
 
 @router.post("/api/subscription-requests", summary="Request a plan change (client admin)",
              middlewares=[require(CLIENT_ADMIN)],
-             openapi_extensions=doc(body="exams.billing.models:SubscriptionRequestCreate", response="exams.billing.models:SubscriptionRequest", status=201, errors=(409, 503)))
+             openapi_extensions=doc(body="exams.billing.models:SubscriptionRequestCreate", response="exams.billing.views:SubscriptionRequest", status=201, errors=(409, 503)))
 def create_subscription_request():
     from .models import SubscriptionRequestCreate
 
@@ -63,14 +63,14 @@ def create_subscription_request():
 
 @router.put("/api/subscription-requests/<requestId>/approve", summary="Approve a plan change request",
             middlewares=[require(SUPER_ADMIN)],
-            openapi_extensions=doc(response="exams.billing.models:SubscriptionRequest", errors=(409, 503)))
+            openapi_extensions=doc(response="exams.billing.views:SubscriptionRequest", errors=(409, 503)))
 def approve_subscription_request(requestId: str):
     return ok(subscriptions.approve_request(signed_in(router), requestId), "Request approved")
 
 
 @router.post("/api/packages/request", summary="Request a pay-per-test package (client admin)",
              middlewares=[require(CLIENT_ADMIN)],
-             openapi_extensions=doc(body="exams.billing.models:PackageRequestCreate", response="exams.billing.models:Package", status=201, errors=(503,)))
+             openapi_extensions=doc(body="exams.billing.models:PackageRequestCreate", response="exams.billing.views:Package", status=201, errors=(503,)))
 def request_package():
     from . import packages  # the package routes' module: only they import it (issue 21)
     from .models import PackageRequestCreate
@@ -81,7 +81,7 @@ def request_package():
 
 @router.get("/api/packages/requests", summary="List package purchases (super admin)",
             middlewares=[require(SUPER_ADMIN)],
-            openapi_extensions=doc(query="exams.billing.models:PackageRequestsQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.billing.models:PackageRequestsQuery", response="exams.billing.views:Package", paginated=True, errors=(503,)))
 def list_package_requests():
     from . import packages
 
@@ -94,7 +94,7 @@ def list_package_requests():
 
 @router.put("/api/packages/requests/<requestId>/approve", summary="Approve a package (optional limit overrides)",
             middlewares=[require(SUPER_ADMIN)],
-            openapi_extensions=doc(body="exams.billing.models:PackageApproval", response="exams.billing.models:Package", errors=(409, 503)))
+            openapi_extensions=doc(body="exams.billing.models:PackageApproval", response="exams.billing.views:Package", errors=(409, 503)))
 def approve_package(requestId: str):
     from . import packages
     from .models import PackageApproval
@@ -105,7 +105,7 @@ def approve_package(requestId: str):
 
 @router.get("/api/packages/available", summary="Available packages of the caller's tenant",
             middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],
-            openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.models:Package", paginated=True, errors=(503,)))
+            openapi_extensions=doc(query="exams.apidoc:ClientPageQuery", response="exams.billing.views:Package", paginated=True, errors=(503,)))
 def list_available_packages():
     from . import packages
 

@@ -1,4 +1,4 @@
-"""Request bodies of the billing routes."""
+"""Request bodies of the billing routes (the response bodies are in ``views``, re-exported here)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -10,6 +10,10 @@ from lambdakit.model import Model
 
 from ..apidoc import PageQuery
 from .catalog import PACKAGE_TYPES, PLAN_IDS
+from .views import Package, PlanView, Subscription, SubscriptionRequest
+
+__all__ = ["SubscriptionUpdate", "SubscriptionRequestCreate", "PackageRequestCreate", "PackageApproval",
+           "PackageRequestsQuery", "Package", "PlanView", "Subscription", "SubscriptionRequest"]
 
 
 def _plan(v: str) -> str:
@@ -72,57 +76,6 @@ class PackageApproval(Model):
 
     max_questions: int | None = Field(default=None, ge=1, le=10_000)
     max_candidates: int | None = Field(default=None, ge=1, le=100_000)
-
-
-# ---------------------------------------------------------------- responses (OpenAPI)
-class Subscription(Model):
-    model_config = ConfigDict(extra="allow")
-
-    client_id: str
-    plan_id: str | None = None
-    status: str | None = None
-    start_date: str | None = None
-    expiry_date: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    plan: dict | None = None
-
-
-class SubscriptionRequest(Model):
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    client_id: str | None = None
-    plan_id: str | None = None
-    current_plan_id: str | None = None
-    status: str
-    note: str | None = None
-    requested_by: str | None = None
-    approved_by: str | None = None
-    approved_at: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    subscription: dict | None = None
-
-
-class Package(Model):
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    client_id: str | None = None
-    package_type: str | None = None
-    status: str
-    price_inr: float | None = None
-    max_questions: int | None = None
-    max_candidates: int | None = None
-    features: list[str] | None = None
-    requested_by: str | None = None
-    approved_by: str | None = None
-    approved_at: str | None = None
-    test_id: str | None = None
-    used_at: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
 
 
 class PackageRequestsQuery(PageQuery):

@@ -11,13 +11,12 @@ from ..audit import writer as audit
 from ..identity import Principal, tenant_scope
 from . import repository as repo
 from .catalog import PACKAGES
-
-FIELDS = ("id", "client_id", "package_type", "status", "price_inr", "max_questions", "max_candidates",
-          "features", "requested_by", "approved_by", "approved_at", "test_id", "used_at", "created_at", "updated_at")
+from .views import Package
 
 
 def public(p: dict) -> dict:
-    return {k: p.get(k) for k in FIELDS}
+    """A package as its answer shows it: the response model's fields (``views.Package``), null when unset."""
+    return {k: p.get(k) for k in Package.model_fields}
 
 
 def request_package(actor: Principal, package_type: str) -> dict:

@@ -15,9 +15,9 @@ from ..stats import counters
 from . import repository as repo
 from .catalog import PLANS
 from .guards import is_expired
+from .views import Subscription, SubscriptionRequest
 
 DEFAULT_EXPIRY = "default"  # one month from now for paid plans, never for free
-PUBLIC_FIELDS = ("client_id", "plan_id", "status", "start_date", "expiry_date", "created_at", "updated_at")
 
 
 def add_month(day: dt.date) -> dt.date:
@@ -33,7 +33,8 @@ def new_subscription(cid: str, plan_id: str, now: str) -> dict:
 
 
 def public(sub: dict) -> dict:
-    out = {k: sub.get(k) for k in PUBLIC_FIELDS}
+    """A subscription as its answer shows it: ``views.Subscription``'s fields (null when unset) and the plan."""
+    out = {k: sub.get(k) for k in Subscription.model_fields if k != "plan"}
     plan = PLANS.get(sub.get("plan_id") or "free")
     out["plan"] = plan.to_dict() if plan else None
     return out
@@ -113,8 +114,9 @@ def create_request(actor: Principal, plan_id: str, note: str | None) -> dict:
 
 
 def public_request(r: dict) -> dict:
-    return {k: r.get(k) for k in ("id", "client_id", "plan_id", "current_plan_id", "status", "note",
-                                  "requested_by", "approved_by", "approved_at", "created_at", "updated_at")}
+    """A plan-change request as its answer shows it: ``views.SubscriptionRequest``'s fields (null when
+    unset; the subscription only on approval)."""
+    return {k: r.get(k) for k in SubscriptionRequest.model_fields if k != "subscription"}
 
 
 def list_requests(actor: Principal, client_id: str | None, req: PageRequest) -> tuple[list[dict], dict]:

@@ -21,7 +21,7 @@ router = APIGatewayHttpRouter()
 def list_clients():
     req = page_request(query(router, "page"), query(router, "limit"), default_limit=20, max_limit=100)
     items, meta = service.list_clients(req, have=read_with_auth(router))
-    return paginated(items, meta, clients=items)
+    return paginated(items, meta, also_as="clients")
 
 
 @router.post("/api/clients", summary="Create a client with its subscription and limits",

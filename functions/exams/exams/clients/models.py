@@ -7,7 +7,7 @@ from lambdakit.model import Model
 from lambdakit.validated import WebUrl
 
 from ..billing.catalog import PLAN_IDS
-from .views import Client, ClientDetail, ClientLimits
+from .views import Client, ClientDetail, ClientLimits, ClientSettable
 
 __all__ = ["Limits", "CreateClient", "UpdateClient", "Client", "ClientLimits", "ClientDetail"]
 
@@ -27,22 +27,20 @@ class Limits(Model):
     max_questions_per_exam: int | None = Field(default=None, ge=-1)
 
 
-class CreateClient(Model):
+class CreateClient(ClientSettable):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str = Field(min_length=1, max_length=200)
-    address: str | None = Field(default=None, max_length=500)
     logo_url: WebUrl | None = Field(default=None, max_length=2048)
     plan_id: str = "free"
 
     _p = field_validator("plan_id")(classmethod(lambda cls, v: _plan(v)))
 
 
-class UpdateClient(Model):
+class UpdateClient(ClientSettable):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    address: str | None = Field(default=None, max_length=500)
     logo_url: WebUrl | None = Field(default=None, max_length=2048)
     active_status: int | None = Field(default=None, ge=0, le=1)
     limits: Limits | None = None

@@ -32,8 +32,8 @@ def create_client(actor: Principal, body: CreateClient) -> dict:
 
     now = clock.now_iso()
     cid = ids.new_id()
-    client = {"id": cid, "name": body.name, "address": body.address, "logo_url": body.logo_url,
-              "plan_id": body.plan_id, "active_status": 1, "created_at": now, "updated_at": now}
+    # every settable field as given (a new field of the model needs nothing here)
+    client = {"id": cid, **body.model_dump(), "active_status": 1, "created_at": now, "updated_at": now}
     subscription = subscriptions.new_subscription(cid, body.plan_id, now)
     limits = {"client_id": cid, **{k: None for k in LIMIT_FIELDS}, "updated_at": now}
     billing_repo.create_client(client, subscription, limits,

@@ -3,15 +3,30 @@ request bodies). Apart so that the list, which answers with ``Client``, does not
 request models (their URL type, the plan catalogue) on a cold start (issue 21)."""
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from pydantic import Field
 
 from lambdakit.model import Model
 
+from ..billing.views import Subscription
 
-class Client(Model):
+#: ``notes``: the super admin's plain text about a tenant (several lines).
+MAX_CLIENT_NOTES = 2000
+
+
+class ClientSettable(Model):
+    """A client's settable fields shown as given: declared once here, inherited by the request
+    models (``CreateClient``, ``UpdateClient``) and the views (docs/exams-architecture.md, "Adding a
+    field")."""
+
+    address: str | None = Field(default=None, max_length=500)
+    notes: str | None = Field(default=None, max_length=MAX_CLIENT_NOTES, description=(
+        f"The super admin's notes about the tenant (plain text, several lines, at most {MAX_CLIENT_NOTES} "
+        "characters); only super admins see clients."))
+
+
+class Client(ClientSettable):
     id: str
     name: str
-    address: str | None = None
     logo_url: str | None = None
     plan_id: str
     active_status: int = 1
@@ -20,7 +35,7 @@ class Client(Model):
 
 
 class ClientLimits(Model):
-    model_config = ConfigDict(extra="allow")
+    """The client's overrides of its plan (null: the plan's value, -1: unlimited)."""
 
     max_exams_per_month: int | None = None
     max_students_per_exam: int | None = None
@@ -29,7 +44,6 @@ class ClientLimits(Model):
 
 class ClientDetail(Client):
     """A client with its limit overrides (and, on creation, its subscription)."""
-    model_config = ConfigDict(extra="allow")
 
     limits: ClientLimits | None = None
-    subscription: dict | None = None
+    subscription: Subscription | None = Field(default=None, description="On creation only")

@@ -32,15 +32,20 @@ class SectionIn(Model):
     lock_navigation: bool = False
 
 
-class TestBrief(Model):
+class TestNamed(Model):
+    """The test's name: in every view of the test and on each of its attempts (``AttemptView``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    test_name: str | None = Field(default=None, min_length=1, max_length=300)
+
+
+class TestBrief(TestNamed):
     """The test's fields shown with each of its attempts (start and detail), and in every view of
     the test. Issue 35: a field is declared once, on the widest audience that sees it: here
     (attempts too), ``TestTakerFields`` (students and share-code visitors) or ``TestFields``
     (admins only); the request model and every narrower view inherit it."""
 
-    model_config = ConfigDict(extra="ignore")
-
-    test_name: str | None = Field(default=None, min_length=1, max_length=300)
     instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS, description=(
         f"Plain text for the test taker (several lines allowed, at most {MAX_INSTRUCTIONS} characters); shown "
         "to students, share-code visitors and on the attempt (start and detail)."))

@@ -23,6 +23,7 @@ def _token() -> str | None:
              description="201 for a recorded event, 200 with duplicate=true when the same type was recorded in the "
                          "last 30 s. Guests authenticate with attempt_token.",
              openapi_extensions=doc(body="exams.proctoring.models:EventIn", query="exams.apidoc:AttemptTokenQuery", response="exams.proctoring.models:EventOut", status=201, errors=(409, 503),
+                                    also={200: "exams.proctoring.models:EventOut"},  # the de-duplicated event
                                     notes={503: "S3 busy or unreachable while storing the evidence image or signing its link: no event is recorded, "
                                                 "the risk score is unchanged. " + FILE_STORE_NOTE}))
 def post_event():

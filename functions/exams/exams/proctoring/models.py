@@ -19,7 +19,8 @@ class EventIn(Model):
 
 
 class EventOut(Model):
-    model_config = ConfigDict(extra="allow")
+    """A proctoring event: the recorded event on POST (with the attempt's risk and state after it,
+    ``duplicate`` for a repeat within the de-duplication window) and in the listing."""
 
     id: str | None = None
     event_type: str

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ConfigDict, Field
 
-from lambdakit.model import Model
+from lambdakit.model import Model, MultiLine
 
 
 class QuestionIn(Model):
@@ -26,17 +24,20 @@ class QuestionIn(Model):
 
 
 class Question(Model):
+    """A question of the bank as stored. Options and keys are shown as stored: an imported file
+    (CSV, Moodle XML, GIFT, QTI) may hold them on several lines."""
+
     id: str
     client_id: str
     folder_id: str | None = None
     question_text: str
     question_type: str
-    option_a: str | None = None
-    option_b: str | None = None
-    option_c: str | None = None
-    option_d: str | None = None
-    correct_answer: str | None = None
-    correct_answers: list[str] | None = None
+    option_a: MultiLine | None = None
+    option_b: MultiLine | None = None
+    option_c: MultiLine | None = None
+    option_d: MultiLine | None = None
+    correct_answer: MultiLine | None = None
+    correct_answers: list[MultiLine] | None = None
     marks: float
     difficulty: str
     case_sensitive: bool = False
@@ -45,13 +46,20 @@ class Question(Model):
     created_at: str
 
 
+class ImportWarning(Model):
+    line: int | None = Field(default=None, description="Line of the item in the file")
+    item: str | None = Field(default=None, description="The item's name or number in the file")
+    warning: str
+
+
 class ImportResult(Model):
     import_batch_id: str
     imported: int
     total_rows: int
-    errors: list[Any] = []
-    warnings: list[Any] | None = Field(default=None, description="Interchange formats only: what was read but "
-                                       "not kept (embedded files, negative marking), by line and item")
+    errors: list[str] = Field(default_factory=list, description=(
+        "Always empty: an import is all-or-nothing, a file with a bad row is a 400 naming every row"))
+    warnings: list[ImportWarning] | None = Field(default=None, description=(
+        "Interchange formats only: what was read but not kept (embedded files, negative marking), by line and item"))
 
 
 # ---------------------------------------------------------------- OpenAPI-only models
