@@ -58,12 +58,8 @@ def _app(payload, *, shape=True, status=200, answer=None, **docargs):
 
 
 def _call(app) -> tuple[int, dict]:
-    ev = {"version": "2.0", "routeKey": "GET /thing", "rawPath": "/thing", "rawQueryString": "",
-          "headers": {}, "requestContext": {"http": {"method": "GET", "path": "/thing", "sourceIp": "1.2.3.4"},
-                                            "requestId": "r", "routeKey": "GET /thing", "stage": "$default"},
-          "isBase64Encoded": False}
-    out = app.resolve(ev, None)
-    return out["statusCode"], json.loads(out["body"])
+    status, body = _call_raw(app)
+    return status, json.loads(body)
 
 
 def test_undeclared_keys_are_dropped_and_declared_ones_kept():

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from lambdakit.model import Model
 
-from ..campaign.views import ABResults
+from ..campaign.views import ABResults, StatsCounts
 from ..common.view import View
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
@@ -36,14 +36,8 @@ class Period(View):
     end: str
 
 
-class Totals(View):
+class Totals(StatsCounts):
     """The campaign's counters since it was created."""
-    sent: int
-    delivered: int
-    opened: int
-    clicked: int
-    bounced: int
-    unsubscribed: int
     total_opens: int
     total_clicks: int
     machine_opens: int
