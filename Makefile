@@ -31,7 +31,7 @@ LONG ?=
 # services whose domain packages `make typecheck-domains` (and so `make check`) type-checks with mypy.
 TYPED_SERVICES ?= campaigns exams internships
 
-.PHONY: dev demo test faults venv check policy policy-lock rollback lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account base-url lock lock-upgrade botodata validate build precompile ci clean
+.PHONY: dev demo test faults venv check policy policy-lock rollback lint typecheck typecheck-domains architecture bench fuzz openapi invoke redrive account backfill-senders base-url lock lock-upgrade botodata validate build precompile ci clean
 
 venv: $(STAMP)
 
@@ -76,6 +76,11 @@ TABLE ?=
 account: $(STAMP)
 	@test -n "$(LIST)$(DISABLE)$(NAME)" || { echo "usage: make account NAME=<name> PLAN=<standard|pro|enterprise> ADDRESS=<postal address> | LIST=1 | DISABLE=<id> [STACK=] [TABLE=]"; exit 2; }
 	$(PY) tools/account.py $(if $(LIST),--list) $(if $(DISABLE),--disable '$(DISABLE)') $(if $(NAME),--name '$(NAME)' --plan '$(PLAN)' --address '$(ADDRESS)') $(if $(STACK),--stack '$(STACK)') $(if $(TABLE),--table '$(TABLE)')
+
+# `make backfill-senders [STACK=] [TABLE=] [DRY_RUN=1]`: sender domain-tree items for identities registered before issue 32 item 2 (docs/operations.md)
+DRY_RUN ?=
+backfill-senders: $(STAMP)
+	$(PY) tools/backfill_senders.py $(if $(DRY_RUN),--dry-run) $(if $(STACK),--stack '$(STACK)') $(if $(TABLE),--table '$(TABLE)')
 
 redrive: $(STAMP)
 	@test -n "$(QUEUE)" || { echo "usage: make redrive QUEUE=<service>/<LogicalId>|<name>|<url>|<arn> [STACK=] [TO=] [RATE=] [DRY=1] [STATUS=1]"; exit 2; }

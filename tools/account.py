@@ -59,6 +59,27 @@ def _configure(table: str, stage: str) -> None:
     reset_settings()
 
 
+def use_table(*, table: str | None, stack: str | None, region: str | None, session: Any = None) -> str:
+    """Point the campaigns code at the table ``TABLE`` names, else the local runtime's (when
+    ``AWS_ENDPOINT_URL`` is set and no ``STACK``), else ``STACK``'s (default: samconfig.toml's).
+    Shared by the campaigns operator tools (``make account``, ``make backfill-senders``)."""
+    local = bool(os.environ.get("AWS_ENDPOINT_URL"))
+    if not table and local and not stack:
+        table = LOCAL_TABLE
+    if not table:
+        if session is None:
+            import boto3
+
+            session = boto3.session.Session(region_name=region)
+        from tools.redrive import default_stack
+
+        table = resolve_table(cfn=session.client("cloudformation"), stack=stack or default_stack())
+    if region:
+        os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = region
+    _configure(table, "local" if local else "prod")
+    return table
+
+
 # ---------------------------------------------------------------- the Python entry (tests use these)
 def create_account(name: str, plan: str, address: str, *, account_id: str | None = None) -> dict:
     """``{"account": {...}, "api_key": "ck_...", "key": {...}}``: the secret is only here."""
@@ -93,22 +114,8 @@ def main(argv: list[str] | None = None, session: Any = None) -> int:
     args = ap.parse_args(argv)
     if not (args.list or args.disable or (args.name and args.address)):
         ap.error("give NAME and ADDRESS (and PLAN), or LIST=1, or DISABLE=<id>")
-    local = bool(os.environ.get("AWS_ENDPOINT_URL"))
     try:
-        table = args.table
-        if not table and local and not args.stack:
-            table = LOCAL_TABLE
-        if not table:
-            if session is None:
-                import boto3
-
-                session = boto3.session.Session(region_name=args.region)
-            from tools.redrive import default_stack
-
-            table = resolve_table(cfn=session.client("cloudformation"), stack=args.stack or default_stack())
-        if args.region:
-            os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = args.region
-        _configure(table, "local" if local else "prod")
+        use_table(table=args.table, stack=args.stack, region=args.region, session=session)
         if args.list:
             for a in list_accounts():
                 print(json.dumps(a, sort_keys=True))

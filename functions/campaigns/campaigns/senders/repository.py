@@ -10,7 +10,8 @@
   domain's labels reversed (``com.example.sub.``), so the identities at or under a domain are one
   ``begins_with`` Query. ``SENDERTREE#{root}`` / ``VERSION`` counts registrations under the root;
   each registration bumps it on condition that it has not moved since the checks read it, so two
-  racing registrations of related domains cannot both win.
+  racing registrations of related domains cannot both win. ``claim_tree`` writes one identity's tree
+  item the same way for an identity registered before the tree existed (``make backfill-senders``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from lambdakit.errors import ConditionFailed, Conflict, ServiceUnavailable, Vali
 from ..settings import settings
 
 TAG_ACCOUNT = "campaigns:account"
+#: Key of an identity's owner item: ``OWNER_PREFIX + identity`` / ``OWNER_SK``.
+OWNER_PREFIX, OWNER_SK = "SENDERIDENT#", "OWNER"
 
 
 class IdentityTaken(Exception):
@@ -32,7 +35,13 @@ def table() -> Table:
 
 
 def _owner_key(identity: str) -> tuple[str, str]:
-    return f"SENDERIDENT#{identity}", "OWNER"
+    return f"{OWNER_PREFIX}{identity}", OWNER_SK
+
+
+def owner_identity(item: dict) -> str | None:
+    """The identity an owner item is for (``None`` for any other item)."""
+    pk = str(item.get("pk", ""))
+    return pk.removeprefix(OWNER_PREFIX) if pk.startswith(OWNER_PREFIX) and item.get("sk") == OWNER_SK else None
 
 
 class TreeChanged(Exception):
@@ -64,26 +73,51 @@ def foreign_at_or_under(domain: str, account_id: str) -> dict | None:
             return None
 
 
+def tree_entry(domain: str, identity: str) -> dict | None:
+    """The tree item of ``identity`` (at ``domain``), if any."""
+    return table().get(*_tree_key(domain, identity), consistent=True)
+
+
+def _tree_ops(account_id: str, sender_id: str, identity: str, domain: str, version: int) -> list[dict]:
+    """The tree item of one identity (new only) and the root's ``VERSION`` bump, conditional on the
+    version the checks read: registration and the backfill claim the tree with these two ops."""
+    tpk, tsk = _tree_key(domain, identity)
+    return [
+        {"put": {"pk": tpk, "sk": tsk, "account_id": account_id, "sender_id": sender_id, "identity": identity},
+         "condition": "attribute_not_exists(pk)"},
+        {"update": (tpk, "VERSION"), "set": {"v": version + 1},
+         "condition": "attribute_not_exists(v) OR v = :seen" if version == 0 else "v = :seen",
+         "values": {":seen": version}},
+    ]
+
+
+def _claim(ops: list[dict], identity: str, domain: str) -> None:
+    """Run ``ops`` ending with ``_tree_ops``: ``TreeChanged`` when only the version moved, else
+    ``IdentityTaken`` when a condition failed."""
+    try:
+        table().transact(ops)
+    except ConditionFailed as exc:
+        if exc.failed_ops == [len(ops) - 1]:
+            raise TreeChanged(domain) from None
+        raise IdentityTaken(identity) from None
+
+
 def put(record: dict, domain: str, version: int) -> None:
     pk, sk = _owner_key(record["identity"])
     owner = {"pk": pk, "sk": sk, "account_id": record["account_id"], "sender_id": record["id"],
              "status": record["status"]}
-    tpk, tsk = _tree_key(domain, record["identity"])
-    try:
-        table().transact([
-            {"put": owner, "condition": "attribute_not_exists(pk)"},
-            {"put": {"pk": f"ACCT#{record['account_id']}", "sk": f"SENDER#{record['id']}", **record},
-             "condition": "attribute_not_exists(pk)"},
-            {"put": {"pk": tpk, "sk": tsk, "account_id": record["account_id"], "sender_id": record["id"],
-                     "identity": record["identity"]}},
-            {"update": (tpk, "VERSION"), "set": {"v": version + 1},
-             "condition": "attribute_not_exists(v) OR v = :seen" if version == 0 else "v = :seen",
-             "values": {":seen": version}},
-        ])
-    except ConditionFailed as exc:
-        if exc.failed_ops == [3]:
-            raise TreeChanged(domain) from None
-        raise IdentityTaken(record["identity"]) from None
+    _claim([
+        {"put": owner, "condition": "attribute_not_exists(pk)"},
+        {"put": {"pk": f"ACCT#{record['account_id']}", "sk": f"SENDER#{record['id']}", **record},
+         "condition": "attribute_not_exists(pk)"},
+        *_tree_ops(record["account_id"], record["id"], record["identity"], domain, version),
+    ], record["identity"], domain)
+
+
+def claim_tree(owner: dict, identity: str, domain: str, version: int) -> None:
+    """Write the tree item of an identity registered before the tree existed, from its owner item
+    (the backfill): the same ops as ``put``, so racing registrations re-check."""
+    _claim(_tree_ops(owner["account_id"], owner["sender_id"], identity, domain, version), identity, domain)
 
 
 def get(account_id: str, sender_id: str) -> dict | None:

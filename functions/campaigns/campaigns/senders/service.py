@@ -24,7 +24,7 @@ enough; the dev seed registers ``example.com`` for the dev account.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from lambdakit import clock, ids
 from lambdakit.errors import Conflict, NotFound, ServiceUnavailable, ValidationFailed
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 # Cold start: the read routes (and the send path) load the view only; registering loads the body.
 
 NOT_VERIFIED = "SENDER_NOT_VERIFIED"
+T = TypeVar("T")
 
 
 def public(record: dict) -> dict:
@@ -92,14 +93,32 @@ def _taken(identity: str) -> Conflict:
                     details={"identity": identity})
 
 
-def _check_tree(account_id: str, identity: str, domain: str, is_domain: bool) -> None:
-    """409 ``SENDER_TAKEN`` when another account's domain covers ``identity``, or (for a domain)
-    when another account's identity is at or under it."""
+def _foreign_claim(account_id: str, domain: str, is_domain: bool) -> dict | None:
+    """The item (owner or tree item, with its ``account_id``) of another account's domain covering
+    ``domain``, or (for a domain) of another account's identity at or under it."""
     found = repo.owners(_ancestors(domain))
-    if any(o.get("account_id") != account_id for o in found.values()):
-        raise _taken(identity)  # the domain's owner decides who sends from it and its subdomains
-    if is_domain and repo.foreign_at_or_under(domain, account_id):
-        raise _taken(identity)  # SES would let this domain send as the other account's identities
+    foreign = next((o for o in found.values() if o.get("account_id") != account_id), None)
+    if foreign:
+        return foreign  # the domain's owner decides who sends from it and its subdomains
+    # SES would let this domain send as the other account's identities
+    return repo.foreign_at_or_under(domain, account_id) if is_domain else None
+
+
+def _check_tree(account_id: str, identity: str, domain: str, is_domain: bool) -> None:
+    """409 ``SENDER_TAKEN`` when another account's claim is related to ``identity``'s domain."""
+    if _foreign_claim(account_id, domain, is_domain):
+        raise _taken(identity)
+
+
+def _at_tree_version(domain: str, attempt: Callable[[int], T]) -> T:
+    """``attempt(version)`` with the tree version read first, again while it raises ``TreeChanged``
+    (a related registration landed between its checks and its write); 503 after 4 tries."""
+    for _ in range(4):
+        try:
+            return attempt(repo.tree_version(domain))
+        except repo.TreeChanged:
+            continue
+    raise ServiceUnavailable("Sender registrations are busy; retry shortly", headers={"Retry-After": "1"})
 
 
 def register(account_id: str, body: dict) -> dict:
@@ -115,17 +134,12 @@ def register(account_id: str, body: dict) -> dict:
     record = {"id": ids.sortable_id().lower(), "account_id": account_id, "identity": identity,
               "type": "email" if req.email else "domain", "status": "pending", "dkim": None, "created_at": now,
               "updated_at": now, "verified_at": None}
+    def attempt(version: int) -> None:
+        _check_tree(account_id, identity, domain, is_domain=not req.email)
+        repo.put(record, domain, version)
+
     try:
-        for _ in range(4):
-            version = repo.tree_version(domain)
-            _check_tree(account_id, identity, domain, is_domain=not req.email)
-            try:
-                repo.put(record, domain, version)
-                break
-            except repo.TreeChanged:
-                continue  # a related registration landed meanwhile: check again
-        else:
-            raise ServiceUnavailable("Sender registrations are busy; retry shortly", headers={"Retry-After": "1"})
+        _at_tree_version(domain, attempt)
     except repo.IdentityTaken:
         owner = repo.owners([identity]).get(identity) or {}
         if owner.get("account_id") == account_id:
@@ -182,6 +196,40 @@ def ensure(account_id: str, identity: str) -> dict:
         return get(account_id, owner["sender_id"])
     key = "email" if "@" in identity else "domain"
     return register(account_id, {key: identity})
+
+
+# ---------------------------------------------------------------- the tree backfill (operator tool)
+def backfill_tree(owner: dict, *, dry_run: bool = False) -> dict:
+    """Give the identity of ``owner`` (an owner item, registered before the domain tree existed) its
+    tree item, unless registration would now refuse it. ``{"outcome": ...}``: ``present`` (its tree
+    item is there), ``written`` (``would_write`` when ``dry_run``), or ``conflict`` with
+    ``other_account_id``/``other_sender_id`` (another account's claim is related to the domain, or
+    holds the identity's tree item): reported, nothing written, for the operator to resolve."""
+    identity = repo.owner_identity(owner)
+    if identity is None:
+        raise ValueError("not an owner item")
+    domain, account_id = domain_of(identity), owner["account_id"]
+
+    def conflict(other: dict) -> dict:
+        return {"outcome": "conflict", "other_account_id": other.get("account_id"),
+                "other_sender_id": other.get("sender_id")}
+
+    def attempt(version: int) -> dict:
+        held = repo.tree_entry(domain, identity)
+        if held:
+            return {"outcome": "present"} if held.get("account_id") == account_id else conflict(held)
+        other = _foreign_claim(account_id, domain, is_domain="@" not in identity)
+        if other:
+            return conflict(other)
+        if dry_run:
+            return {"outcome": "would_write"}
+        try:
+            repo.claim_tree(owner, identity, domain, version)
+        except repo.IdentityTaken:  # its tree item landed meanwhile: read it again
+            raise repo.TreeChanged(domain) from None
+        return {"outcome": "written"}
+
+    return _at_tree_version(domain, attempt)
 
 
 # ---------------------------------------------------------------- the send-side check
