@@ -77,7 +77,12 @@ def test_backfill_closes_the_parent_gap_and_is_idempotent(campaigns_app, camp):
         assert r.status == 201, r.text
         assert c.delete(f"/senders/{r.json()['data']['id']}", headers=b).status == 200
 
+    from campaigns.senders import repository as repo
+
+    version = repo.tree_version("legacy.example")
     report = tool.backfill()
+    # the tree's VERSION moved with the write, so a registration racing the backfill re-checks
+    assert repo.tree_version("legacy.example") == version + 1
     assert report == {"scanned": 4, "missing": 2, "written": 2, "conflicts": 0, "dry_run": False,
                       "conflict_details": []}
     item = _tree("mail.legacy.example", "mail.legacy.example")
@@ -168,3 +173,31 @@ def test_not_an_owner_item_is_refused():
 
     with pytest.raises(ValueError):
         service.backfill_tree({"pk": "ACCT#a", "sk": "SENDER#b", "account_id": "a"})
+
+
+def test_table_lookup_is_make_accounts(monkeypatch):
+    """``TABLE``, else the local runtime's table under ``AWS_ENDPOINT_URL``, else ``STACK``'s."""
+    from lambdakit.settings import reset_settings
+    from tools import account
+
+    monkeypatch.setenv("CAMPAIGNS_TABLE_NAME", "before")  # use_table sets it; restored afterwards
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")
+    try:
+        assert account.use_table(table=None, stack=None, region=None) == account.LOCAL_TABLE
+
+        class Session:
+            def client(self, name):
+                assert name == "cloudformation"
+                return self
+
+            def describe_stack_resource(self, StackName, LogicalResourceId):  # noqa: N803
+                assert (StackName, LogicalResourceId) == ("mystack", "CampaignsTable")
+                return {"StackResourceDetail": {"PhysicalResourceId": "mystack-CampaignsTable-X"}}
+
+        monkeypatch.delenv("AWS_ENDPOINT_URL")
+        assert account.use_table(table=None, stack="mystack", region=None, session=Session()) == \
+            "mystack-CampaignsTable-X"
+        assert account.use_table(table="given", stack="mystack", region=None, session=Session()) == "given"
+    finally:
+        monkeypatch.undo()
+        reset_settings()
