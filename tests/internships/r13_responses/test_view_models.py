@@ -19,7 +19,7 @@ DOC = json.loads((Path(__file__).resolve().parents[3] / "docs" / "openapi" / "in
 ANNOUNCEMENT_KEYS = {"id", "title", "content", "type", "category", "target_audience", "target_domains", "priority",
                      "status", "is_active", "scheduled_for", "expires_at", "delivery_channels", "send_email",
                      "email_queued_at", "email_recipients", "created_by", "created_at", "updated_at"}
-STORAGE = {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "type_", "user_id",
+STORAGE = {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "user_id",
            "student_email", "student_name", "coupon_id", "gateway", "plan", "updated_at"}
 
 
@@ -76,8 +76,9 @@ def test_enrollment_view_is_the_former_answer(stored):
 
 
 def test_enrollment_view_refuses_an_item_without_its_required_attributes():
-    from internships.enrollments.views import view
     from pydantic import ValidationError
+
+    from internships.enrollments.views import view
 
     with pytest.raises(ValidationError, match="paymentStatus|payment_status"):
         view({k: v for k, v in _PENDING.items() if k != "payment_status"})
