@@ -161,10 +161,14 @@ def mark_read(user_id: str, role: str, ann_id: str) -> dict:
 
 # ---------------------------------------------------------------- admin
 def admin_view(a: dict) -> dict:
-    keys = ("id", "title", "content", "type", "category", "target_audience", "target_domains", "priority", "status",
-            "is_active", "scheduled_for", "expires_at", "delivery_channels", "send_email", "email_queued_at",
-            "email_recipients", "created_by", "created_at", "updated_at")
-    return {k: a.get(k) for k in keys}
+    """The admin's view of the stored announcement ``a``: ``models.Announcement`` (the model of the admin
+    routes, ``admin_engagement``), every field present, ``null`` until set (``email_queued_at`` and
+    ``email_recipients`` until the fan-out)."""
+    from lambdakit.model import dump
+
+    from .models import Announcement  # lazily: the models are not imported at cold start
+
+    return dump(Announcement, a)
 
 
 @cache

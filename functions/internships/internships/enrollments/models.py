@@ -30,8 +30,10 @@ class SubmitProject(Model):
 
 
 # ---------------------------------------------------------------- response bodies (OpenAPI)
-# Every answer is dumped through these models (issue 35): ``views.view`` names the student's fields,
-# a key it adds must be declared here to reach the client.
+# Every answer is dumped through these models (issue 35). The student's view is built from the stored
+# enrollment by the model itself: a field's ``validation_alias`` names the storage attribute it shows (its
+# own name, the API's, is accepted too: ``populate_by_name``, so an answer validates again at the route's
+# boundary), so a field added here with its attribute reaches the client, and nothing else does.
 class Order(Model):
     """The checkout order (``create`` only, ``null`` for a free enrollment): amounts in paise."""
 
@@ -41,34 +43,42 @@ class Order(Model):
     keyId: str | None = None
 
 
-class Enrollment(Model):
-    """The student's view of an enrollment (``enrollments.views.view``); ``null`` until a state sets it."""
+class EnrollmentView(Model):
+    """The student's view of an enrollment (``views.view``: ``lambdakit.model.dump(EnrollmentView, item)``
+    of the stored item); every field present, ``null`` until a state sets it."""
+
+    model_config = ConfigDict(populate_by_name=True)
 
     id: str
-    domainId: str
-    domainName: str | None = None
-    domainSlug: str | None = None
+    domainId: str = Field(validation_alias="domain_id")
+    domainName: str | None = Field(None, validation_alias="domain_name")
+    domainSlug: str | None = Field(None, validation_alias="domain_slug")
     duration: int
     price: float | None = None
     amount: float
     discount: float
-    couponCode: str | None = None
+    couponCode: str | None = Field(None, validation_alias="coupon_code")
     status: str
-    paymentStatus: str
-    orderId: str | None = None
-    paymentId: str | None = None
-    invoiceId: str | None = None
-    invoiceNumber: str | None = None
-    certificateId: str | None = None
-    milestoneCount: int = 0
-    submissionEmail: str | None = None
-    submittedAt: str | None = None
-    createdAt: str | None = None
-    activatedAt: str | None = None
-    paidAt: str | None = None
-    completedAt: str | None = None
-    cancelledAt: str | None = None
-    endDate: str | None = None
+    paymentStatus: str = Field(validation_alias="payment_status")
+    orderId: str | None = Field(None, validation_alias="order_id")
+    paymentId: str | None = Field(None, validation_alias="payment_id")
+    invoiceId: str | None = Field(None, validation_alias="invoice_id")
+    invoiceNumber: str | None = Field(None, validation_alias="invoice_number")
+    certificateId: str | None = Field(None, validation_alias="certificate_id")
+    milestoneCount: int = Field(0, validation_alias="milestone_count")
+    submissionEmail: str | None = Field(None, validation_alias="submission_email")
+    submittedAt: str | None = Field(None, validation_alias="submitted_at")
+    createdAt: str | None = Field(None, validation_alias="created_at")
+    activatedAt: str | None = Field(None, validation_alias="activated_at")
+    paidAt: str | None = Field(None, validation_alias="paid_at")
+    completedAt: str | None = Field(None, validation_alias="completed_at")
+    cancelledAt: str | None = Field(None, validation_alias="cancelled_at")
+    endDate: str | None = Field(None, validation_alias="end_date")
+
+
+class Enrollment(EnrollmentView):
+    """The student's view of an enrollment; ``order`` only in the answer of ``POST /api/enrollments/create``."""
+
     order: Order | None = None
 
 

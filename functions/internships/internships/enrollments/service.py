@@ -25,7 +25,7 @@ from ..mail import outbox
 from ..settings import settings
 from . import gateway, invoices
 from . import repository as repo
-from .views import view
+from .views import created, view
 
 logger = logging.getLogger("internships.enrollments")
 DURATIONS = (1, 2, 3)
@@ -117,10 +117,8 @@ def create(p, data, *, ip: str) -> dict:
     count("EnrollmentsCreated")
     if amount_paise == 0:
         e = activate(e, payment_id=None, source="free")
-    body = view(e)
-    body["order"] = None if order is None else {
-        "orderId": order["id"], "amount": amount_paise, "currency": "INR", "keyId": gateway.credentials().key_id}
-    return body
+    return created(e, None if order is None else {
+        "orderId": order["id"], "amount": amount_paise, "currency": "INR", "keyId": gateway.credentials().key_id})
 
 
 # ---------------------------------------------------------------- activation (exactly once)

@@ -7,18 +7,22 @@ from . import repository as repo
 
 
 def view(e: dict) -> dict:
-    return {
-        "id": e["id"], "domainId": e["domain_id"], "domainName": e.get("domain_name"),
-        "domainSlug": e.get("domain_slug"), "duration": e["duration"], "price": e.get("price"),
-        "amount": e["amount"], "discount": e["discount"], "couponCode": e.get("coupon_code"),
-        "status": e["status"], "paymentStatus": e["payment_status"], "orderId": e.get("order_id"),
-        "paymentId": e.get("payment_id"), "invoiceId": e.get("invoice_id"), "invoiceNumber": e.get("invoice_number"),
-        "certificateId": e.get("certificate_id"), "milestoneCount": e.get("milestone_count", 0),
-        "submissionEmail": e.get("submission_email"), "submittedAt": e.get("submitted_at"),
-        "createdAt": e["created_at"], "activatedAt": e.get("activated_at"), "paidAt": e.get("paid_at"),
-        "completedAt": e.get("completed_at"), "cancelledAt": e.get("cancelled_at"),
-        "endDate": e.get("end_date"),
-    }
+    """The student's view of the stored enrollment ``e``: ``models.EnrollmentView``, whose fields name the
+    storage attributes they show (every field present, ``null`` until a state sets it)."""
+    from lambdakit.model import dump
+
+    from .models import EnrollmentView  # lazily: the models are built on first use
+
+    return dump(EnrollmentView, e)
+
+
+def created(e: dict, order: dict | None) -> dict:
+    """The answer of ``create``: the view and the checkout ``order`` (``models.Order``, ``null`` when free)."""
+    from lambdakit.model import dump
+
+    from .models import Enrollment
+
+    return dump(Enrollment, {**e, "order": order})
 
 
 def my_enrollments(p) -> list[dict]:
