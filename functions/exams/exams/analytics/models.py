@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
 from lambdakit.model import Model
 
@@ -130,8 +130,13 @@ class ClientDashboard(Model):
     activity_today: ActivityToday
 
 
-class Dashboard(RootModel[SuperAdminDashboard | ClientDashboard]):
+class Dashboard(RootModel):
     """``SuperAdminDashboard`` (the platform) or ``ClientDashboard`` (one tenant), by ``role``."""
+
+    # not ``RootModel[...]``: parametrising builds a generic validator at import, on the cold path
+    # of every function importing this module; RootModel is not lambdakit's Model, so defer here
+    model_config = ConfigDict(defer_build=True)
+    root: SuperAdminDashboard | ClientDashboard
 
 
 # ---------------------------------------------------------------- test analytics

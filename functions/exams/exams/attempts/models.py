@@ -190,8 +190,13 @@ class SavedAnswer(Model):
     saved_at: str | None = None
 
 
-class SavedAnswers(RootModel[list[SavedAnswer]]):
+class SavedAnswers(RootModel):
     """``GET /api/attempt-answers/{id}``: the attempt's saved answers."""
+
+    # not ``RootModel[...]``: parametrising builds a generic validator at import, on the cold path
+    # of every function importing this module; RootModel is not lambdakit's Model, so defer here
+    model_config = ConfigDict(defer_build=True)
+    root: list[SavedAnswer]
 
 
 class QuestionResultView(Model):

@@ -154,8 +154,13 @@ class TestAdminView(TestFields):
     published_at: str | None = None
 
 
-class TestOut(RootModel[TestAdminView | TestStudentView | TestShareView]):
+class TestOut(RootModel):
     """A test: ``TestAdminView`` for admins, ``TestStudentView`` for students, ``TestShareView`` for share codes."""
+
+    # not ``RootModel[...]``: parametrising builds a generic validator at import, on the cold path
+    # of every function importing this module; RootModel is not lambdakit's Model, so defer here
+    model_config = ConfigDict(defer_build=True)
+    root: TestAdminView | TestStudentView | TestShareView
 
 
 class TestListQuery(CursorPageQuery):
