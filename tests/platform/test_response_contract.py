@@ -165,3 +165,38 @@ def test_the_contract_check_can_fail():
 def test_every_service_has_recorded_answers(service):
     contract = json.loads(response_contract.CONTRACT.read_text())
     assert sum(1 for k in contract if k.startswith(service + " ")) >= 20
+
+
+_BUILT_AT_IMPORT = r"""
+import importlib, json, os, pathlib, sys
+from pydantic import BaseModel
+from pydantic._internal._mock_val_ser import MockValSer
+svc = sys.argv[1]
+root = pathlib.Path("functions") / svc / svc
+built = []
+for f in sorted(root.rglob("*.py")):
+    if f.name not in ("models.py", "views.py") and f.parent.name != "models":
+        continue
+    name = ".".join(f.relative_to(root.parent).with_suffix("").parts)
+    mod = importlib.import_module(name)
+    for obj in vars(mod).values():
+        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == name \
+                and not isinstance(obj.__pydantic_validator__, MockValSer):
+            built.append(f"{name}:{obj.__name__}")
+print(json.dumps(built))
+"""
+
+
+@pytest.mark.parametrize("service", response_contract.SERVICES)
+def test_no_model_builds_its_validator_at_import(service):
+    """Response (and request) models cost nothing until used: importing a service's model modules
+    builds no validator (a ``RootModel[...]`` parametrisation did, 20+ ms on a cold path)."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(["layers/shared", f"functions/{service}"]),
+           f"{service.upper()}_STAGE": "local"}
+    out = subprocess.run([sys.executable, "-c", _BUILT_AT_IMPORT, service], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
