@@ -143,6 +143,21 @@ def test_answers_show_stored_values_the_request_rules_would_refuse():
         Named.model_validate({"name": "Ann\nLee"})  # the same model refuses it as a request body
 
 
+def test_every_file_answer_is_named_uncached_and_unsniffed():
+    """One builder for every service's file answers: before it, the campaigns contacts export had no
+    Cache-Control at all while the other exports said no-store."""
+    from lambdakit.http import file_response
+
+    r = file_response(b"%PDF", "application/pdf", "invoice.pdf", headers={"X-Total-Count": "3"})
+    assert r.headers == {"Content-Type": "application/pdf", "Content-Disposition": 'attachment; filename="invoice.pdf"',
+                         "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff",
+                         "X-Total-Count": "3"}
+    assert file_response("x", "message/rfc822", "m.eml", inline=True).headers["Content-Disposition"] == \
+        'inline; filename="m.eml"'
+    handlers = [p for p in (ROOT / "functions").rglob("*.py") if "Content-Disposition" in p.read_text()]
+    assert handlers == [], f"file answers built by hand: {handlers}"
+
+
 def test_the_strict_switch_is_on_for_the_suite():
     import os
 

@@ -52,6 +52,18 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None,
     return Response(status_code=status, content_type=JSON, body=dumps(body), headers=headers or {}, cookies=cookies or [])
 
 
+def file_response(body: bytes | str, content_type: str, filename: str, *, inline: bool = False,
+                  headers: dict[str, str] | None = None) -> Response:
+    """A file answer of any service (a PDF, an XLSX report, an export, a raw message): named by
+    ``Content-Disposition`` (``attachment``, or ``inline`` to be shown), never stored by a cache
+    (they hold personal data) and never content-sniffed by a browser. ``headers``: the route's own
+    additions (``X-Total-Count``...)."""
+    disposition = "inline" if inline else "attachment"
+    return Response(status_code=200, content_type=content_type, body=body, headers={
+        "Content-Disposition": f'{disposition}; filename="{filename}"', "Cache-Control": "private, no-store",
+        "X-Content-Type-Options": "nosniff", **(headers or {})})
+
+
 #: DynamoDB's number type: at most 38 significant digits, magnitude 1E-130 .. 9.99..E+125.
 DDB_MAX_DIGITS = 38
 DDB_MAX = Decimal("9.9999999999999999999999999999999999999E+125")

@@ -149,6 +149,8 @@ def test_export_csv_json_neutralised_and_s3(camp, monkeypatch):
     r = camp.get("/contacts/export")
     assert r.status == 200 and r.headers["content-type"].startswith("text/csv")
     assert "attachment" in r.headers["content-disposition"]
+    # contacts are personal data: no cache keeps the file, no browser sniffs it (lambdakit.http.file_response)
+    assert r.headers["cache-control"] == "private, no-store" and r.headers["x-content-type-options"] == "nosniff"
     rows = list(csv.DictReader(io.StringIO(r.text)))
     evil = next(x for x in rows if x["email"] == "evil@example.com")
     assert evil["first_name"] == "'=HYPERLINK(\"x\")" and evil["last_name"] == "'-1"

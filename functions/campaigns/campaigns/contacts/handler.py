@@ -1,11 +1,10 @@
 """/contacts routes: CRUD, filtered listing, import (in-request and asynchronous), export."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ApiError
-from lambdakit.http import header, json_object, query, raw_body
+from lambdakit.http import file_response, header, json_object, query, raw_body
 from lambdakit.openapi import doc
 
 from ..auth import principal, require
@@ -61,9 +60,7 @@ def export_contacts():
                        fields=query(router, "fields"), status=query(router, "status"))
     if "inline" in r:
         body, ctype, filename = r["inline"]
-        return Response(status_code=200, content_type=ctype, body=body.decode("utf-8"),
-                        headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                                 "X-Total-Count": str(r["count"])})
+        return file_response(body.decode("utf-8"), ctype, filename, headers={"X-Total-Count": str(r["count"])})
     if "job" in r:
         return ok(r["job"], "Export queued: download from url once status_url shows completed", status=202)
     return ok(r, "Export is ready for download")

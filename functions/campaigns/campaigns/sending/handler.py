@@ -1,10 +1,9 @@
 """/email/*: single and bulk sends, bulk progress, the sandbox outbox."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import header, int_query, json_object, parse_model, query
+from lambdakit.http import file_response, header, int_query, json_object, parse_model, query
 from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..attachments.handler import router as attachments_router
@@ -98,9 +97,7 @@ def outbox():
             openapi_extensions=doc(content_type="message/rfc822"))
 def outbox_raw(message_id: str):
     raw = service.outbox_raw(_acct(), message_id)
-    return Response(status_code=200, content_type="message/rfc822", body=raw.decode("ascii", "replace"),
-                    headers={"Content-Disposition": f'inline; filename="{message_id[:80]}.eml"',
-                             "Cache-Control": "no-store"})
+    return file_response(raw.decode("ascii", "replace"), "message/rfc822", f"{message_id[:80]}.eml", inline=True)
 
 
 app = build_app(router, attachments_router)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import json_object, parse_model, query
+from lambdakit.http import file_response, json_object, parse_model, query
 from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
@@ -82,16 +82,12 @@ def publish_test(testId: str):
                         "docs/exams-interchange.md.",
             openapi_extensions=doc(query="exams.questions.models:ExportFormatQuery", content_type="application/octet-stream", errors=(410, 422, 503)))
 def export_test(testId: str):
-    from aws_lambda_powertools.event_handler import Response
-
     from ..questions import interchange
 
     t = service.load(signed_in(router), testId)  # another tenant's test: 403 before any parameter check
     fmt = interchange.export_format(query(router, "format"))
     data, ctype, filename = interchange.export_test(t, service.all_question_ids(t), fmt)
-    return Response(status_code=200, content_type=ctype, body=data,
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                             "Cache-Control": "private, no-store"})
+    return file_response(data, ctype, filename)
 
 
 @router.delete("/api/tests/<testId>", summary="Delete a draft or archived test", middlewares=[require(*ADMINS)],

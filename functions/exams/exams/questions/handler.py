@@ -2,11 +2,10 @@
 DELETE /api/questions."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
-from lambdakit.http import header, json_object, parse_model, query, raw_body
+from lambdakit.http import file_response, header, json_object, parse_model, query, raw_body
 from lambdakit.openapi import doc
 from lambdakit.pagination import page_meta, page_request
 
@@ -19,12 +18,6 @@ from . import interchange, service
 _RAW_TYPES = ("text/csv", "application/csv", "text/plain", "application/xml", "text/xml", "application/zip",
               "application/x-zip-compressed", "application/octet-stream")
 
-
-def download(data: bytes, ctype: str, filename: str) -> Response:
-    """A file for the browser to save (also the test export, ``papers.handler``)."""
-    return Response(status_code=200, content_type=ctype, body=data,
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                             "Cache-Control": "private, no-store"})
 
 router = APIGatewayHttpRouter()
 
@@ -105,7 +98,7 @@ def export_questions():
     data, ctype, filename = interchange.export_folder(signed_in(router), query(router, "client_id"),
                                                       query(router, "folder_id"), fmt,
                                                       max_questions=settings().csv_max_rows)
-    return download(data, ctype, filename)
+    return file_response(data, ctype, filename)
 
 
 @router.delete("/api/questions", summary="Roll back one CSV import batch", middlewares=[require(SUPER_ADMIN, CLIENT_ADMIN)],

@@ -1,10 +1,9 @@
 """GET /api/attempts/{attemptId}/report: the attempt as a three-sheet XLSX."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import header, query
+from lambdakit.http import file_response, header, query
 from lambdakit.openapi import doc
 
 from ..http import build_app, lambda_entry
@@ -25,9 +24,7 @@ router = APIGatewayHttpRouter()
 def attempt_report(attemptId: str):
     token = query(router, "attempt_token") or header(router, "x-attempt-token")
     data, filename = service.report(principal(router), attemptId, token)
-    return Response(status_code=200, content_type=service.XLSX_MIME, body=data,
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                             "Cache-Control": "private, no-store"})
+    return file_response(data, service.XLSX_MIME, filename)
 
 
 app = build_app(router)

@@ -4,11 +4,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import BadRequest, NotFound
-from lambdakit.http import json_object, parse_model, query
+from lambdakit.http import file_response, json_object, parse_model, query
 from lambdakit.openapi import doc
 
 from .. import activity
@@ -208,8 +207,7 @@ def email_raw(email_id: str):
     raw = mail_repo.sandbox_raw(email_id)
     if raw is None:
         raise NotFound("No stored message for this email")
-    return Response(status_code=200, content_type="message/rfc822", body=raw.decode("ascii", "replace"),
-                    headers={"Content-Disposition": f'inline; filename="{email_id}.eml"', "Cache-Control": "no-store"})
+    return file_response(raw.decode("ascii", "replace"), "message/rfc822", f"{email_id}.eml", inline=True)
 
 
 @router.post("/api/admin/email-queue/retry",

@@ -2,11 +2,10 @@
 CSV export, platform settings (one Lambda: AdminInsightsFunction)."""
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from lambdakit.errors import ValidationFailed
-from lambdakit.http import json_object, parse_model, query
+from lambdakit.http import file_response, json_object, parse_model, query
 from lambdakit.openapi import FILE_STORE_NOTE, doc
 
 from ..auth import Reads, principal, read_with_auth, require_permission
@@ -96,9 +95,8 @@ def post_export():
     body = parse_model(ExportRequest, json_object(router))
     result = export.run(principal(router).user_id, body.entity, body.filters, body.delivery)
     if result["mode"] == "direct":
-        return Response(status_code=200, content_type="text/csv; charset=utf-8", body=result["body"].decode("utf-8"),
-                        headers={"Content-Disposition": f'attachment; filename="{result["filename"]}"',
-                                 "X-Export-Rows": str(result["rows"]), "Cache-Control": "no-store"})
+        return file_response(result["body"].decode("utf-8"), "text/csv; charset=utf-8", result["filename"],
+                             headers={"X-Export-Rows": str(result["rows"])})
     return ok({"success": True, "mode": "s3", "url": result["url"], "expiresAt": result["expiresAt"],
                "rows": result["rows"], "filename": result["filename"]})
 

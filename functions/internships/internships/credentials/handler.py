@@ -6,7 +6,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import client_ip, json_object, parse_model
+from lambdakit.http import client_ip, file_response, json_object, parse_model
 from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
@@ -99,9 +99,7 @@ def badge(certificateId: str):  # noqa: N803
     from . import service
 
     name, data = service.badge_png(principal(router), certificateId)
-    return Response(status_code=200, content_type="image/png", body=data,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"',
-                             "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"})
+    return file_response(data, "image/png", name)
 
 
 app = build_app(router)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from lambdakit.http import client_ip, int_query
+from lambdakit.http import client_ip, file_response, int_query
 from lambdakit.openapi import doc
 
 from ..auth import principal, require_user
@@ -17,9 +17,7 @@ router = APIGatewayHttpRouter()
 
 
 def _pdf(filename: str, data: bytes) -> Response:
-    return Response(status_code=200, content_type="application/pdf", body=data,
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                             "Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"})
+    return file_response(data, "application/pdf", filename)
 
 
 @router.get("/api/certificates/my-certificates", summary="The caller's certificates", middlewares=[require_user],
